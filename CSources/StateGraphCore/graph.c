@@ -1,0 +1,208 @@
+/*
+ * graph.c — graphs, nodes, links and their memory.
+ *
+ * A node's memory outlives sg_node_destroy while something still points at it
+ * (a link from a dependent that another thread is verifying, a pending-effect
+ * queue, a thread's claim). `refs` counts those holders; the last unref puts
+ * the node on its graph's graveyard, and sg__unlock() frees the graveyard
+ * after dropping the lock, so destroy callbacks never run under the lock.
+ */
+#include "sg_internal.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------- registry */
+
+/* Every live node of every graph, for checking handles at the door. A leaf
+ * lock: taken alone or inside a graph lock, never the other way round. */
+static GMutex registry_lock;
+static GHashTable *registry;
+
+void sg__registry_add(sg_node *n) {
+  g_mutex_lock(&registry_lock);
+  if (!registry) registry = g_hash_table_new(g_direct_hash, g_direct_equal);
+  g_hash_table_add(registry, n);
+  g_mutex_unlock(&registry_lock);
+}
+
+void sg__registry_remove(sg_node *n) {
+  g_mutex_lock(&registry_lock);
+  g_hash_table_remove(registry, n);
+  g_mutex_unlock(&registry_lock);
+}
+
+bool sg__registry_contains(const sg_node *n) {
+  g_mutex_lock(&registry_lock);
+  bool found = registry && g_hash_table_contains(registry, n);
+  g_mutex_unlock(&registry_lock);
+  return found;
+}
+
+/* ---------------------------------------------------------------- graph */
+
+sg_graph *sg_graph_new(void) {
+  sg_graph *g = g_try_new0(sg_graph, 1);
+  if (!g) return NULL;
+  g_mutex_init(&g->lock);
+  g_cond_init(&g->released);
+  g->scratch = g_ptr_array_new();
+  return g;
+}
+
+int sg_graph_free(sg_graph *g) {
+  if (!g) return SG_EINVAL;
+  g_mutex_lock(&g->lock);
+  if (g->live > 0) {
+    g_mutex_unlock(&g->lock);
+    return SG_EBUSY;
+  }
+  sg__unlock(g); /* frees what the graveyard still holds */
+  while (g->link_pool) {
+    sg_link *next = g->link_pool->next_source;
+    g_free(g->link_pool);
+    g->link_pool = next;
+  }
+  g_ptr_array_free(g->scratch, TRUE);
+  g_cond_clear(&g->released);
+  g_mutex_clear(&g->lock);
+  g_free(g);
+  return SG_OK;
+}
+
+size_t sg_graph_node_count(const sg_graph *g) {
+  if (!g) return 0;
+  g_mutex_lock((GMutex *)&g->lock);
+  size_t live = g->live;
+  g_mutex_unlock((GMutex *)&g->lock);
+  return live;
+}
+
+/* ----------------------------------------------------------------- nodes */
+
+sg_node *sg__node_new(sg_graph *g, sg_kind kind, const sg_node_info *info) {
+  sg_node *n = g_try_new0(sg_node, 1);
+  if (!n) return NULL;
+  n->graph = g;
+  n->kind = kind;
+  n->state = kind == SG_STORED ? SG_CLEAN : SG_DIRTY;
+  n->refs = 1; /* the "live" reference, dropped by destroy */
+  n->name = g_strdup(info && info->name ? info->name : "");
+  n->file = g_strdup(info && info->file ? info->file : "");
+  n->line = info ? info->line : 0;
+  return n;
+}
+
+void sg__ref(sg_node *n) { g_atomic_int_inc(&n->refs); }
+
+void sg__unref(sg_node *n) {
+  if (g_atomic_int_dec_and_test(&n->refs)) {
+    n->next_dead = n->graph->graveyard;
+    n->graph->graveyard = n;
+  }
+}
+
+void sg__unlock(sg_graph *g) {
+  sg_node *dead = g->graveyard;
+  g->graveyard = NULL;
+  g_mutex_unlock(&g->lock);
+  while (dead) {
+    sg_node *next = dead->next_dead;
+    if (dead->destroy) dead->destroy(dead->context);
+    g_free(dead->name);
+    g_free(dead->file);
+    g_free(dead);
+    dead = next;
+  }
+}
+
+/* ----------------------------------------------------------------- links */
+
+sg_link *sg__link_new(sg_graph *g, sg_node *source, sg_node *target) {
+  sg_link *l = g->link_pool;
+  if (l) {
+    g->link_pool = l->next_source;
+    memset(l, 0, sizeof *l);
+  } else {
+    l = g_new0(sg_link, 1);
+  }
+  l->source = source;
+  l->target = target;
+  sg__ref(source);
+  /* append to the source's dependents: effects then run in creation order */
+  l->prev_dependent = source->dependents_tail;
+  if (source->dependents_tail)
+    source->dependents_tail->next_dependent = l;
+  else
+    source->dependents_head = l;
+  source->dependents_tail = l;
+  source->dependent_count++;
+  return l;
+}
+
+void sg__source_list_remove(sg_node *t, sg_link *l) {
+  if (l->prev_source) l->prev_source->next_source = l->next_source;
+  else t->sources_head = l->next_source;
+  if (l->next_source) l->next_source->prev_source = l->prev_source;
+  else t->sources_tail = l->prev_source;
+  l->prev_source = l->next_source = NULL;
+  t->source_count--;
+  if (t->source_index) g_hash_table_remove(t->source_index, l->source);
+}
+
+/* Inserts before `before`, or at the tail when `before` is NULL. */
+void sg__source_list_insert_before(sg_node *t, sg_link *l, sg_link *before) {
+  l->next_source = before;
+  l->prev_source = before ? before->prev_source : t->sources_tail;
+  if (l->prev_source) l->prev_source->next_source = l;
+  else t->sources_head = l;
+  if (before) before->prev_source = l;
+  else t->sources_tail = l;
+  t->source_count++;
+  if (!t->source_index && t->source_count > SG_INDEX_THRESHOLD) {
+    t->source_index = g_hash_table_new(g_direct_hash, g_direct_equal);
+    for (sg_link *it = t->sources_head; it; it = it->next_source)
+      g_hash_table_insert(t->source_index, it->source, it);
+  } else if (t->source_index) {
+    g_hash_table_insert(t->source_index, l->source, l);
+  }
+}
+
+/* Removes a link from both lists and returns it to the pool. */
+void sg__link_free(sg_graph *g, sg_link *l) {
+  sg_node *s = l->source;
+  sg__source_list_remove(l->target, l);
+  if (l->prev_dependent) l->prev_dependent->next_dependent = l->next_dependent;
+  else s->dependents_head = l->next_dependent;
+  if (l->next_dependent) l->next_dependent->prev_dependent = l->prev_dependent;
+  else s->dependents_tail = l->prev_dependent;
+  s->dependent_count--;
+  l->next_source = g->link_pool;
+  g->link_pool = l;
+  sg__unref(s);
+}
+
+void sg__unlink_sources(sg_node *n) {
+  while (n->sources_head) sg__link_free(n->graph, n->sources_head);
+  if (n->source_index) {
+    g_hash_table_destroy(n->source_index);
+    n->source_index = NULL;
+  }
+  n->sources_unlinked = true;
+}
+
+/* Destroy under the lock. Dependents lose this source: they are marked DIRTY
+ * and, unless another thread is walking their source lists right now, the
+ * links go at once; otherwise that thread drops them at its next run. */
+void sg__destroy_locked(sg_node *n) {
+  sg_graph *g = n->graph;
+  n->destroyed = true;
+  g->live--;
+  sg__registry_remove(n);
+  sg__mark_dependents(n, SG_DIRTY);
+  for (sg_link *l = n->dependents_head, *next; l; l = next) {
+    next = l->next_dependent;
+    if (!l->target->owner) sg__link_free(g, l);
+  }
+  if (!n->owner) sg__unlink_sources(n);
+  sg__unref(n);
+}

@@ -1,0 +1,229 @@
+/*
+ * propagate.c — push dirty, pull recompute.
+ *
+ * Push (sg__mark_dependents): a change makes direct dependents DIRTY and
+ * everything below them CHECK, with an explicit stack. Marking stops at nodes
+ * that are already marked, since everything below them is marked too. Effects
+ * reached by the marking are queued on the writing thread.
+ *
+ * Pull (sg__refresh): brings one node up to date with an explicit stack of
+ * (node, cursor into its sources). A CHECK node's sources are refreshed in
+ * read order; the first whose version differs from what the node saw makes
+ * it DIRTY, and a DIRTY node runs its callback. A callback that reports
+ * SG_UNCHANGED keeps its version, so dependents find nothing changed: that is
+ * the equality cutoff, and why each node runs at most once per change.
+ *
+ * Threads: a node being verified or run is "claimed" by one thread (owner).
+ * Others that need it wait on the graph's condition variable. A write that
+ * reaches a claimed node meanwhile is noticed by the owner, which goes round
+ * once more: a running node is tentatively CLEAN, so the write marks it again;
+ * a node being verified counts the marks that reach it. A thread that would
+ * wait for a node it (transitively) waits on has found a cycle.
+ */
+#include "sg_internal.h"
+
+/* ---------------------------------------------------------------- push */
+
+static inline void reached(sg_node *t);
+
+void sg__mark_dependents(sg_node *source, sg_state direct_state) {
+  GPtrArray *stack = source->graph->scratch;
+  for (sg_link *l = source->dependents_head; l; l = l->next_dependent) {
+    sg_node *t = l->target;
+    sg_state was = t->state;
+    t->marks++;
+    if (was < direct_state) t->state = direct_state;
+    if (was == SG_CLEAN) {
+      reached(t);
+      if (t->kind != SG_EFFECT) g_ptr_array_add(stack, t);
+    }
+  }
+  while (stack->len > 0) {
+    sg_node *n = g_ptr_array_steal_index_fast(stack, stack->len - 1);
+    for (sg_link *l = n->dependents_head; l; l = l->next_dependent) {
+      sg_node *t = l->target;
+      t->marks++;
+      if (t->state != SG_CLEAN) continue;
+      t->state = SG_CHECK;
+      reached(t);
+      if (t->kind != SG_EFFECT) g_ptr_array_add(stack, t);
+    }
+  }
+}
+
+/* --------------------------------------------------------------- claims */
+
+enum { CLAIMED = 0, RETRY = 1 };
+
+/* Queues what must happen after the write: effects, and armed watchers. */
+static inline void reached(sg_node *t) {
+  if (t->kind == SG_EFFECT) sg__enqueue(t);
+  else if (g_atomic_int_get(&t->armed)) sg__enqueue(t);
+}
+
+static void describe(GString *out, sg_node *n) {
+  if (out->len) g_string_append(out, " -> ");
+  g_string_append(out, n->name[0] ? n->name : "(unnamed)");
+  if (n->file[0]) g_string_append_printf(out, " (%s:%d)", n->file, n->line);
+}
+
+static void describe_claims(GString *out, sg_thread *t, sg_node *from) {
+  for (guint i = from->claim_index; i < t->claims->len; i++)
+    describe(out, g_ptr_array_index(t->claims, i));
+}
+
+/* Claims `n` for thread t, or waits until its owner releases it (RETRY), or
+ * reports a cycle: n is owned by t itself, or by a thread that waits for a
+ * node t owns. */
+static int claim(sg_thread *t, sg_node *n) {
+  sg_graph *g = n->graph;
+  if (!n->owner) {
+    n->owner = t;
+    n->claim_index = t->claims->len;
+    g_ptr_array_add(t->claims, n);
+    sg__ref(n);
+    return CLAIMED;
+  }
+  GString *cycle = t->last_cycle;
+  if (n->owner == t) {
+    g_string_truncate(cycle, 0);
+    describe_claims(cycle, t, n);
+    describe(cycle, n);
+    return SG_ECYCLE;
+  }
+  for (sg_thread *o = n->owner; o && o->waiting_for; o = o->waiting_for->owner) {
+    if (o->waiting_for->owner == t) { /* o waits for us, we would wait for o */
+      g_string_truncate(cycle, 0);
+      describe_claims(cycle, t, o->waiting_for);
+      describe_claims(cycle, n->owner, n);
+      describe(cycle, o->waiting_for);
+      return SG_ECYCLE;
+    }
+  }
+  sg__ref(n);
+  t->waiting_for = n;
+  g->waiters++;
+  g_cond_wait(&g->released, &g->lock);
+  g->waiters--;
+  t->waiting_for = NULL;
+  sg__unref(n);
+  return RETRY;
+}
+
+static void release(sg_thread *t, sg_node *n) {
+  g_ptr_array_set_size(t->claims, n->claim_index);
+  n->owner = NULL;
+  if (n->destroyed && !n->sources_unlinked) sg__unlink_sources(n);
+  if (n->graph->waiters) g_cond_broadcast(&n->graph->released);
+  sg__unref(n);
+}
+
+/* --------------------------------------------------------------- run */
+
+/* Runs n's callback with the lock dropped. n is claimed by t. */
+static int run(sg_thread *t, sg_node *n) {
+  sg_graph *g = n->graph;
+  sg_frame frame = {
+    .node = n, .cursor = n->sources_head, .epoch = ++g->epoch, .parent = t->frame};
+  n->state = SG_CLEAN; /* tentative: a write during the run marks it again */
+  t->frame = &frame;
+  g_mutex_unlock(&g->lock); /* the callback is user code: never under lock */
+  int rc = sg__call_with_stack(t, n->callback, n, n->context);
+  g_mutex_lock(&g->lock);
+  t->frame = frame.parent;
+  sg__prune_unread(&frame);
+  n->run_count++;
+  if (rc < 0) {
+    n->state = SG_DIRTY;
+    return rc == SG_ECYCLE ? SG_ECYCLE : SG_ECALLBACK;
+  }
+  if (rc == SG_CHANGED || !n->has_run) n->version++;
+  n->has_run = true;
+  return SG_OK;
+}
+
+/* --------------------------------------------------------------- pull */
+
+/* Verifies a CHECK node from its cursor on. Returns the source to refresh
+ * (or to wait for, when another thread owns it) first, or NULL when done: n
+ * is then DIRTY, or still CHECK when nothing upstream changed. */
+static sg_node *verify(sg_walk_entry *e) {
+  sg_node *n = e->node;
+  for (sg_link *l = e->cursor ? e->cursor : n->sources_head; l; l = l->next_source) {
+    sg_node *s = l->source;
+    if (s->destroyed) {
+      n->state = SG_DIRTY;
+      return NULL;
+    }
+    if (s->owner || !sg__fresh(s)) { /* being updated, or stale: see to it first */
+      e->cursor = l;
+      return s;
+    }
+    if (s->version != l->seen_version) {
+      n->state = SG_DIRTY;
+      return NULL;
+    }
+  }
+  return NULL;
+}
+
+static void abandon(sg_thread *t, guint base) {
+  while (t->walk->len > base) {
+    sg_walk_entry *e = &g_array_index(t->walk, sg_walk_entry, t->walk->len - 1);
+    release(t, e->node);
+    g_array_set_size(t->walk, t->walk->len - 1);
+  }
+}
+
+int sg__refresh(sg_thread *t, sg_node *target) {
+  GArray *walk = t->walk;
+  guint base = walk->len;
+  sg_node *next = target;
+
+  for (;;) {
+    if (next) { /* descend: claim and push, or wait for the owner */
+      int rc = claim(t, next);
+      if (rc == SG_ECYCLE) {
+        abandon(t, base);
+        return SG_ECYCLE;
+      }
+      if (rc == CLAIMED) {
+        sg_walk_entry entry = {next, NULL, next->marks};
+        g_array_append_val(walk, entry);
+      } else if (walk->len == base) {
+        continue; /* waited for the target itself: claim it again */
+      }
+      next = NULL;
+    }
+    if (walk->len == base) return SG_OK;
+
+    sg_walk_entry *e = &g_array_index(walk, sg_walk_entry, walk->len - 1);
+    sg_node *n = e->node;
+    if (n->destroyed || sg__fresh(n)) {
+      release(t, n);
+      g_array_set_size(walk, walk->len - 1);
+      continue;
+    }
+    if (n->state == SG_CHECK && n->has_run) {
+      next = verify(e);
+      if (next) continue;
+      if (n->state == SG_CHECK) {
+        e->cursor = NULL;
+        if (n->marks != e->marks) { /* a write arrived while we looked */
+          e->marks = n->marks;
+          continue;
+        }
+        n->state = SG_CLEAN; /* nothing changed upstream */
+        continue;            /* the loop finds it fresh and pops it */
+      }
+    }
+    /* DIRTY, or never ran */
+    e->cursor = NULL;
+    int rc = run(t, n);
+    if (rc < 0) {
+      abandon(t, base);
+      return rc;
+    }
+    /* go round: fresh now, unless a write marked it again during the run */
+  }
+}

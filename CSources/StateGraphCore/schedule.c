@@ -1,0 +1,67 @@
+/*
+ * schedule.c — effects and batches.
+ *
+ * Marking queues the effects it reaches on the writing thread (each queued
+ * effect holds a reference, so destroying it meanwhile is safe). The queue
+ * is drained when the thread's outermost operation ends: not inside a batch,
+ * not inside a callback, not while already draining. Effects that writes
+ * inside effects reach are appended and run in the same loop, so a chain of
+ * effects never recurses. Each effect re-verifies its sources first, so one
+ * whose inputs were cut off by equality does not run at all.
+ */
+#include "sg_internal.h"
+
+void sg__enqueue(sg_node *n) {
+  if (n->queued || n->destroyed) return;
+  n->queued = true;
+  sg__ref(n);
+  g_ptr_array_add(sg__thread()->queue, n);
+}
+
+/* A watched computed reached by a write. It is not recomputed here (that
+ * would make every watched node eager); the watcher hears "may have
+ * changed", unless a read already brought the node up to date unchanged. */
+static void notify_watcher(sg_node *n) {
+  if (!g_atomic_int_compare_and_exchange(&n->armed, 1, 0)) return;
+  if (sg__fresh(n) && !n->owner && n->version == n->armed_version) return;
+  sg__ref(n); /* the context stays valid while the watcher runs */
+  g_mutex_unlock(&n->graph->lock); /* user code: never under lock */
+  n->watcher(n, n->context);
+  g_mutex_lock(&n->graph->lock);
+  sg__unref(n);
+}
+
+void sg__flush_if_outermost(sg_thread *t) {
+  if (t->batch_depth || t->frame || t->flushing || t->queue->len == 0) return;
+  t->flushing = true;
+  for (guint i = 0; i < t->queue->len; i++) { /* grows while we run */
+    sg_node *e = g_ptr_array_index(t->queue, i);
+    sg_graph *g = e->graph;
+    g_mutex_lock(&g->lock);
+    e->queued = false;
+    if (e->destroyed) {
+    } else if (e->kind != SG_EFFECT) {
+      notify_watcher(e);
+    } else if (e->owner || !sg__fresh(e)) {
+      (void)sg__refresh(t, e); /* a failed run stays DIRTY; nothing to report to */
+    }
+    sg__unref(e);
+    sg__unlock(g);
+  }
+  g_ptr_array_set_size(t->queue, 0);
+  t->flushing = false;
+}
+
+void sg_batch_begin(void) { sg__thread()->batch_depth++; }
+
+int sg_batch_end(void) {
+  sg_thread *t = sg__thread();
+  if (t->batch_depth == 0) return SG_EBATCH;
+  t->batch_depth--;
+  sg__flush_if_outermost(t);
+  return SG_OK;
+}
+
+int sg_batch_depth(void) { return sg__thread()->batch_depth; }
+
+void **sg_binding_slot(void) { return &sg__thread()->binding_slot; }

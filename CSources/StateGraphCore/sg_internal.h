@@ -1,0 +1,155 @@
+/*
+ * sg_internal.h — the core's data structures, shared by its .c files.
+ *
+ * Memory layout in brief:
+ *
+ *   graph ── lock, cond, link pool, scratch stack, graveyard
+ *   node  ── kind, state, version; two intrusive doubly linked lists of links:
+ *            `sources` (what it read in its last run, in read order) and
+ *            `dependents` (who read it). Nodes with many sources also keep a
+ *            GHashTable source -> link so a repeated read is found in O(1).
+ *   link  ── one edge; it sits in its target's source list and in its
+ *            source's dependent list at once, so unlinking is O(1) on both
+ *            sides. Freed links go to a per-graph pool and are reused, so
+ *            re-tracking allocates nothing in the steady state.
+ *
+ * Every field of a graph, node or link is guarded by its graph's lock, except
+ * `refs` (atomic) and the immutable name/file/line/kind/graph.
+ */
+#ifndef SG_INTERNAL_H
+#define SG_INTERNAL_H
+
+#include "stategraph.h"
+
+#include <glib.h>
+#include <stdbool.h>
+
+typedef struct sg_link sg_link;
+typedef struct sg_thread sg_thread;
+typedef struct sg_frame sg_frame;
+
+struct sg_link {
+  sg_node *source;
+  sg_node *target;
+  sg_link *prev_source, *next_source;       /* in target's source list */
+  sg_link *prev_dependent, *next_dependent; /* in source's dependent list */
+  uint64_t seen_version; /* source->version when the target last read it */
+  uint64_t epoch;        /* the target's run that last read it */
+};
+
+/* Nodes with more sources than this get a hash index of their sources. */
+#define SG_INDEX_THRESHOLD 8
+
+struct sg_node {
+  sg_graph *graph;
+  sg_kind kind;
+  sg_state state;
+  bool has_run;   /* computed/effect: callback completed at least once */
+  bool destroyed; /* sg_node_destroy was called */
+  bool queued;    /* effect: sits in some thread's pending queue */
+  bool sources_unlinked;
+  gint refs; /* atomic: 1 while live + 1 per dependent link + holders */
+  uint64_t version;
+  uint64_t run_count;
+  uint32_t marks; /* bumped whenever marking reaches the node */
+
+  sg_link *sources_head, *sources_tail;
+  sg_link *dependents_head, *dependents_tail;
+  size_t source_count, dependent_count;
+  GHashTable *source_index; /* source node -> link, when many sources */
+
+  sg_thread *owner;   /* thread verifying or running this node, or NULL */
+  size_t claim_index; /* position in owner's claim list */
+
+  sg_callback callback;
+  sg_callback watcher;
+  gint armed;             /* atomic: watcher wants the next change */
+  uint64_t armed_version; /* version when armed */
+  void *context;
+  sg_destroy destroy;
+
+  char *name, *file;
+  int line;
+  sg_node *next_dead; /* graveyard list */
+};
+
+struct sg_graph {
+  GMutex lock;
+  GCond released; /* broadcast when a claimed node is released */
+  size_t live;
+  uint64_t epoch;    /* run counter, stamps links read in a run */
+  sg_link *link_pool; /* freed links, singly linked through next_source */
+  GPtrArray *scratch; /* marking stack, reused */
+  sg_node *graveyard; /* nodes whose memory waits to be freed unlocked */
+  int waiters;
+};
+
+/* A callback running on this thread. Lives on the C stack of run_callback. */
+struct sg_frame {
+  sg_node *node;
+  sg_link *cursor; /* next expected source: reads in the same order as last
+                      time just advance it, without lookups or allocation */
+  uint64_t epoch;
+  int untracked;
+  sg_frame *parent;
+};
+
+/* Per logical thread. A helper thread that continues a deep evaluation
+ * borrows the state of the thread that waits for it. */
+struct sg_thread {
+  sg_frame *frame;
+  int batch_depth;
+  bool flushing;
+  int untracked_outside; /* untracked sections opened with no frame */
+  GPtrArray *queue;  /* pending effects (each holds a ref) */
+  GPtrArray *claims; /* nodes this thread owns, in claim order */
+  GArray *walk;      /* refresh stack, reused (sg_walk_entry) */
+  sg_node *waiting_for;
+  GString *last_cycle;
+  void *binding_slot;
+};
+
+typedef struct sg_walk_entry {
+  sg_node *node;
+  sg_link *cursor; /* where verification of node's sources resumes */
+  uint32_t marks;  /* node->marks when verification began */
+} sg_walk_entry;
+
+/* ---- graph.c: nodes, links, registry, memory */
+sg_node *sg__node_new(sg_graph *g, sg_kind kind, const sg_node_info *info);
+void sg__ref(sg_node *n);
+void sg__unref(sg_node *n); /* under lock; a dead node goes to the graveyard */
+void sg__unlock(sg_graph *g); /* unlocks, then frees the graveyard */
+bool sg__registry_contains(const sg_node *n);
+void sg__registry_add(sg_node *n);
+void sg__registry_remove(sg_node *n);
+sg_link *sg__link_new(sg_graph *g, sg_node *source, sg_node *target);
+void sg__link_free(sg_graph *g, sg_link *l); /* unlinks both sides */
+void sg__source_list_remove(sg_node *target, sg_link *l);
+void sg__source_list_insert_before(sg_node *target, sg_link *l, sg_link *before);
+void sg__unlink_sources(sg_node *n);
+void sg__destroy_locked(sg_node *n);
+
+/* ---- tracking.c: thread state, frames, recording reads */
+sg_thread *sg__thread(void);
+void sg__thread_borrow(sg_thread *t);
+int sg__track(sg_thread *t, sg_node *source);
+void sg__prune_unread(sg_frame *f);
+
+/* A node whose value may be used as is (stored nodes always are). */
+static inline bool sg__fresh(const sg_node *n) {
+  return n->kind == SG_STORED || (n->state == SG_CLEAN && n->has_run);
+}
+
+/* ---- propagate.c: push marking, pull refresh */
+void sg__mark_dependents(sg_node *source, sg_state direct_state);
+int sg__refresh(sg_thread *t, sg_node *target);
+
+/* ---- schedule.c: effects and batches */
+void sg__enqueue(sg_node *effect_or_watched);
+void sg__flush_if_outermost(sg_thread *t);
+
+/* ---- stack.c: continuing deep evaluations on a fresh stack */
+int sg__call_with_stack(sg_thread *t, sg_callback cb, sg_node *n, void *ctx);
+
+#endif

@@ -1,0 +1,118 @@
+/*
+ * tracking.c — the per-thread tracking frame and the recording of reads.
+ *
+ * While a callback runs, its frame's cursor walks the node's source list from
+ * the last run. A read of the source under the cursor (the common case: same
+ * reads, same order) just stamps the link and advances. Anything else looks
+ * the source up (a short list scan, or the node's hash index when it has many
+ * sources): a link stamped in this run means a repeated read (ignored), an
+ * older link is moved under the cursor, and only a source never seen before
+ * costs a link (from the pool). When the run ends, links past the cursor were
+ * not read this time and are dropped.
+ */
+#include "sg_internal.h"
+
+/* The state of the running thread. `current` is fast; `cleanup` only exists
+ * to free the state when the thread exits. */
+static __thread sg_thread *current;
+
+static void thread_free(gpointer data) {
+  sg_thread *t = data;
+  for (guint i = 0; i < t->queue->len; i++) {
+    sg_node *e = g_ptr_array_index(t->queue, i);
+    g_mutex_lock(&e->graph->lock);
+    e->queued = false;
+    sg__unref(e);
+    sg__unlock(e->graph);
+  }
+  g_ptr_array_free(t->queue, TRUE);
+  g_ptr_array_free(t->claims, TRUE);
+  g_array_free(t->walk, TRUE);
+  g_string_free(t->last_cycle, TRUE);
+  g_free(t);
+}
+
+static GPrivate cleanup = G_PRIVATE_INIT(thread_free);
+
+sg_thread *sg__thread(void) {
+  if (G_LIKELY(current)) return current;
+  sg_thread *t = g_new0(sg_thread, 1);
+  t->queue = g_ptr_array_new();
+  t->claims = g_ptr_array_new();
+  t->walk = g_array_new(FALSE, FALSE, sizeof(sg_walk_entry));
+  t->last_cycle = g_string_new("");
+  g_private_set(&cleanup, t);
+  current = t;
+  return t;
+}
+
+/* Used by stack.c: a helper thread runs on behalf of a waiting thread. */
+void sg__thread_borrow(sg_thread *t) { current = t; }
+
+static sg_link *find_source(sg_node *target, sg_node *source) {
+  if (target->source_index) return g_hash_table_lookup(target->source_index, source);
+  for (sg_link *l = target->sources_head; l; l = l->next_source)
+    if (l->source == source) return l;
+  return NULL;
+}
+
+/* Records that the frame's node read `source`. Under source's graph lock. */
+int sg__track(sg_thread *t, sg_node *source) {
+  sg_frame *f = t->frame;
+  if (!f || f->untracked) return SG_OK;
+  sg_node *target = f->node;
+  if (target->graph != source->graph) return SG_EGRAPH;
+
+  sg_link *l = f->cursor;
+  if (l && l->source == source) { /* same read as last time, same place */
+    l->seen_version = source->version;
+    l->epoch = f->epoch;
+    f->cursor = l->next_source;
+    return SG_OK;
+  }
+  l = find_source(target, source);
+  if (l && l->epoch == f->epoch) return SG_OK; /* read twice: one edge */
+  if (l) {
+    sg__source_list_remove(target, l);
+  } else {
+    l = sg__link_new(target->graph, source, target);
+  }
+  sg__source_list_insert_before(target, l, f->cursor);
+  l->seen_version = source->version;
+  l->epoch = f->epoch;
+  return SG_OK;
+}
+
+/* Drops the links the run did not read: everything from the cursor on. */
+void sg__prune_unread(sg_frame *f) {
+  sg_link *l = f->cursor;
+  while (l) {
+    sg_link *next = l->next_source;
+    sg__link_free(f->node->graph, l);
+    l = next;
+  }
+  f->cursor = NULL;
+}
+
+/* ------------------------------------------------------ public: untracked */
+
+void sg_untracked_begin(void) {
+  sg_thread *t = sg__thread();
+  if (t->frame) t->frame->untracked++;
+  else t->untracked_outside++;
+}
+
+int sg_untracked_end(void) {
+  sg_thread *t = sg__thread();
+  int *depth = t->frame ? &t->frame->untracked : &t->untracked_outside;
+  if (*depth == 0) return SG_EBATCH;
+  (*depth)--;
+  return SG_OK;
+}
+
+sg_node *sg_current(void) {
+  sg_thread *t = current;
+  return t && t->frame ? t->frame->node : NULL;
+}
+
+const char *sg_last_cycle(void) { return sg__thread()->last_cycle->str; }

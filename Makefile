@@ -1,0 +1,106 @@
+# StateGraph — build, test, demo, bench, install.
+#
+#   make            C core (static + shared library) and the Swift package
+#   make demo       run the demo
+#   make test       C tests (plain, ASan+UBSan, valgrind), examples, Swift tests, TSan stress
+#   make bench      benchmark runner (release build)
+#   make install PREFIX=/usr/local   library, header and stategraph.pc
+
+PREFIX  ?= /usr/local
+CC      ?= cc
+VERSION := 0.1.0
+SOMAJOR := 0
+
+CORE     := CSources/StateGraphCore
+CORE_SRC := $(wildcard $(CORE)/*.c)
+BUILD    := build
+GLIB_CFLAGS = $(shell pkg-config --cflags glib-2.0)
+GLIB_LIBS   = $(shell pkg-config --libs glib-2.0)
+CFLAGS  ?= -O2 -g
+WARN    := -std=c11 -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration
+CORE_CFLAGS = $(WARN) $(CFLAGS) -I$(CORE)/include $(GLIB_CFLAGS)
+
+STATIC := $(BUILD)/libstategraph.a
+SHARED := $(BUILD)/libstategraph.so.$(VERSION)
+C_TESTS := $(wildcard Tests/CoreTests/*.c)
+SWIFT   ?= swift
+
+.PHONY: all deps core swift demo test test-c test-c-asan test-c-valgrind test-swift test-tsan \
+        bench install uninstall clean
+
+all: core swift
+
+# libglib2.0-dev is the one system package; install it when missing.
+deps:
+	@pkg-config --exists glib-2.0 || { \
+	  echo "installing libglib2.0-dev"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libglib2.0-dev pkg-config >/dev/null; }
+	@command -v valgrind >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null
+
+core: deps $(STATIC) $(SHARED)
+
+$(BUILD)/obj/%.o: $(CORE)/%.c $(wildcard $(CORE)/*.h $(CORE)/include/*.h) | $(BUILD)/obj
+	$(CC) $(CORE_CFLAGS) -fPIC -c $< -o $@
+
+$(BUILD)/obj $(BUILD)/asan:
+	mkdir -p $@
+
+$(STATIC): $(patsubst $(CORE)/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
+	ar rcs $@ $^
+
+$(SHARED): $(patsubst $(CORE)/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
+	$(CC) -shared -Wl,-soname,libstategraph.so.$(SOMAJOR) -o $@ $^ $(GLIB_LIBS) -lpthread
+	ln -sf libstategraph.so.$(VERSION) $(BUILD)/libstategraph.so.$(SOMAJOR)
+	ln -sf libstategraph.so.$(VERSION) $(BUILD)/libstategraph.so
+
+swift: deps
+	$(SWIFT) build
+
+demo: deps
+	$(SWIFT) run -c release StateGraphDemo
+
+# ---------------------------------------------------------------- tests
+
+$(BUILD)/core-tests: $(C_TESTS) Tests/CoreTests/harness.h $(STATIC)
+	$(CC) $(WARN) $(CFLAGS) -I$(CORE)/include $(GLIB_CFLAGS) $(C_TESTS) $(STATIC) $(GLIB_LIBS) -lpthread -o $@
+
+$(BUILD)/core-tests-asan: $(C_TESTS) Tests/CoreTests/harness.h $(CORE_SRC) | $(BUILD)/asan
+	$(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
+	  -I$(CORE)/include -I$(CORE) $(GLIB_CFLAGS) $(C_TESTS) $(CORE_SRC) $(GLIB_LIBS) -lpthread -o $@
+
+test-c: core $(BUILD)/core-tests
+	$(BUILD)/core-tests
+
+test-c-asan: deps $(BUILD)/core-tests-asan
+	ASAN_OPTIONS=detect_leaks=1 $(BUILD)/core-tests-asan
+
+test-c-valgrind: core $(BUILD)/core-tests
+	SG_TEST_QUICK=1 valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+	  --max-stackframe=100000000 $(BUILD)/core-tests
+
+test-swift: deps
+	$(SWIFT) test
+
+test-tsan: deps
+	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread --filter Stress
+
+test: test-c test-c-asan test-c-valgrind test-swift test-tsan
+
+# ---------------------------------------------------------------- install
+
+install: core
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libstategraph.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libstategraph.so.$(SOMAJOR)
+	ln -sf libstategraph.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libstategraph.so
+	install -m 644 $(CORE)/include/stategraph.h $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' stategraph.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/stategraph.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/libstategraph.a $(DESTDIR)$(PREFIX)/lib/libstategraph.so* \
+	  $(DESTDIR)$(PREFIX)/include/stategraph.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/stategraph.pc
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,53 @@
+// swift-tools-version: 6.0
+import CompilerPluginSupport
+import PackageDescription
+
+let package = Package(
+  name: "StateGraph",
+  platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
+  products: [
+    .library(name: "StateGraph", targets: ["StateGraph"]),
+    .library(name: "StateGraphNormalization", targets: ["StateGraphNormalization"]),
+    .library(name: "TypedIdentifier", targets: ["TypedIdentifier"]),
+    .executable(name: "StateGraphDemo", targets: ["StateGraphDemo"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/swiftlang/swift-syntax", exact: "602.0.0"),
+    .package(url: "https://github.com/pointfreeco/swift-macro-testing", exact: "0.7.0"),
+  ],
+  targets: [
+    // C core: the dependency graph. Usable from C without Swift (see Makefile).
+    .systemLibrary(
+      name: "CGLib", path: "CSources/CGLib", pkgConfig: "glib-2.0",
+      providers: [.apt(["libglib2.0-dev"]), .brew(["glib"])]),
+    .target(
+      name: "StateGraphCore", dependencies: ["CGLib"], path: "CSources/StateGraphCore"),
+
+    // Swift wrapper, tracking, storage, Observation glue.
+    .target(name: "StateGraph", dependencies: ["StateGraphCore", "StateGraphMacros"]),
+    .macro(
+      name: "StateGraphMacros",
+      dependencies: [
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+        .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+      ]),
+
+    // Normalization.
+    .target(name: "TypedIdentifier"),
+    .target(name: "StateGraphNormalization", dependencies: ["StateGraph", "TypedIdentifier"]),
+
+    .executableTarget(name: "StateGraphDemo", dependencies: ["StateGraphNormalization"]),
+
+    .testTarget(name: "StateGraphTests", dependencies: ["StateGraph"]),
+    .testTarget(
+      name: "SeedSamplesTests", dependencies: ["StateGraphNormalization"],
+      swiftSettings: [.swiftLanguageMode(.v5)]),
+    .testTarget(
+      name: "StateGraphMacrosTests",
+      dependencies: [
+        "StateGraphMacros",
+        .product(name: "MacroTesting", package: "swift-macro-testing"),
+      ]),
+    .testTarget(name: "StateGraphNormalizationTests", dependencies: ["StateGraphNormalization"]),
+  ]
+)

@@ -1,0 +1,66 @@
+import StateGraphCore
+
+/// The undo log of one ``withGraphBatch(_:)`` on one thread. The first time a
+/// node changes inside the batch it records how to put the node back (value
+/// and version) and, for stored nodes, how to tell Observation afterwards.
+final class Transaction {
+  private struct Entry {
+    let id: ObjectIdentifier
+    let node: OpaquePointer
+    let version: UInt64
+    let restore: () -> Void
+    let notify: (() -> Void)?
+  }
+
+  let parent: Transaction?
+  private var entries: [Entry] = []
+  private var recorded: Set<ObjectIdentifier> = []
+
+  init(parent: Transaction?) { self.parent = parent }
+
+  /// This thread's innermost open transaction.
+  static var current: Transaction? {
+    get {
+      guard let raw = sg_binding_slot().pointee else { return nil }
+      return Unmanaged<Transaction>.fromOpaque(raw).takeUnretainedValue()
+    }
+    set {
+      let slot = sg_binding_slot()!
+      if let old = slot.pointee { Unmanaged<Transaction>.fromOpaque(old).release() }
+      slot.pointee = newValue.map { Unmanaged.passRetained($0).toOpaque() }
+    }
+  }
+
+  /// Call before the node's value and version change. The closures keep the
+  /// node alive until the transaction ends.
+  func record(
+    _ owner: AnyObject, node: OpaquePointer, restore: @escaping () -> Void,
+    notify: (() -> Void)? = nil
+  ) {
+    let id = ObjectIdentifier(owner)
+    guard recorded.insert(id).inserted else { return }
+    entries.append(
+      Entry(id: id, node: node, version: sg_node_version(node), restore: restore, notify: notify))
+  }
+
+  /// Hands the log to the enclosing transaction, which keeps its own older
+  /// snapshot where both changed a node.
+  func merge(into parent: Transaction) {
+    for entry in entries where parent.recorded.insert(entry.id).inserted {
+      parent.entries.append(entry)
+    }
+  }
+
+  /// Puts every node back as it was when the transaction began, newest
+  /// change first; dependents re-check and find nothing changed.
+  func rollback() {
+    for entry in entries.reversed() {
+      entry.restore()
+      sg_rollback(entry.node, entry.version)
+    }
+  }
+
+  func notifyObservers() {
+    for entry in entries { entry.notify?() }
+  }
+}

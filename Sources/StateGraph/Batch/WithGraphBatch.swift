@@ -1,0 +1,42 @@
+import StateGraphCore
+
+/// Groups writes into one transaction.
+///
+/// Observers run once, after the outermost batch ends, and see only its
+/// final state. When `body` throws, every write made inside it is undone and
+/// nobody is notified; the error is rethrown.
+///
+/// ```swift
+/// withGraphBatch {
+///   cart.items.append(item)
+///   cart.taxRate = 0.1
+/// }  // onChange handlers run here, once each
+/// ```
+///
+/// Batches nest: an inner batch that throws undoes only its own writes.
+/// Thread safety: a batch belongs to the thread that runs it; other threads'
+/// writes are not held back by it.
+@discardableResult
+public func withGraphBatch<R>(_ body: () throws -> R) rethrows -> R {
+  let parent = Transaction.current
+  let transaction = Transaction(parent: parent)
+  Transaction.current = transaction
+  sg_batch_begin()
+  do {
+    let result = try body()
+    Transaction.current = parent
+    if let parent {
+      transaction.merge(into: parent)
+      sg_batch_end()
+    } else {
+      sg_batch_end()  // graph observers first, as for a single write
+      transaction.notifyObservers()
+    }
+    return result
+  } catch {
+    transaction.rollback()
+    Transaction.current = parent
+    sg_batch_end()
+    throw error
+  }
+}

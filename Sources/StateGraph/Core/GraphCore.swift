@@ -1,0 +1,47 @@
+import StateGraphCore
+
+/// The process-wide graph every Swift node lives in, and the few helpers that
+/// turn C status codes into Swift behaviour.
+enum GraphCore {
+  /// One graph for the whole process: nodes of different models may depend on
+  /// each other freely. Never freed.
+  nonisolated(unsafe) static let graph: OpaquePointer = sg_graph_new()!
+
+  /// Number of live nodes, for leak tests.
+  static var liveNodeCount: Int { sg_graph_node_count(graph) }
+
+  static func info<R>(
+    name: String?, file: StaticString, line: UInt, _ body: (UnsafePointer<sg_node_info>) -> R
+  ) -> R {
+    file.withUTF8Buffer { fileBytes in
+      // StaticString is not NUL-terminated in general: copy into a C string.
+      let fileName = String(decoding: fileBytes, as: UTF8.self)
+      return fileName.withCString { cFile in
+        (name ?? "").withCString { cName in
+          var info = sg_node_info(name: cName, file: cFile, line: Int32(clamping: line))
+          return body(&info)
+        }
+      }
+    }
+  }
+
+  /// Reads (and tracks) a node; a cycle or a broken invariant stops the
+  /// program with a message naming the nodes involved.
+  @inline(__always)
+  static func read(_ node: OpaquePointer) {
+    let status = sg_read_unchecked(node)
+    if status != 0 { fail(status, node) }
+  }
+
+  static func fail(_ status: Int32, _ node: OpaquePointer) -> Never {
+    if status == SG_ECYCLE.rawValue {
+      fatalError("StateGraph: dependency cycle: \(String(cString: sg_last_cycle()))")
+    }
+    let name = String(cString: sg_node_name(node))
+    fatalError("StateGraph: reading '\(name)' failed: \(String(cString: sg_strerror(status)))")
+  }
+
+  /// True while a compute or effect closure of the graph runs on this thread.
+  @inline(__always)
+  static var isComputing: Bool { sg_current() != nil }
+}

@@ -1,0 +1,99 @@
+import Observation
+import StateGraphCore
+
+/// A node holding a value that you set: the source of truth of a state graph.
+///
+/// ```swift
+/// let counter = Stored(wrappedValue: 0)
+/// counter.wrappedValue += 1
+/// ```
+///
+/// Reading `wrappedValue` inside a ``Computed`` closure (or a tracking
+/// closure) records a dependency. Writing a value equal to the current one
+/// (`Equatable` values; class instances by identity) notifies nobody.
+///
+/// Thread safety: any thread may read and write. Observers run after the
+/// write returns, or at the end of the outermost ``withGraphBatch(_:)``.
+/// The graph keeps no strong reference to a node: it lives as long as you
+/// (or the closures of dependent nodes) hold it.
+public final class Stored<Value>: @unchecked Sendable {
+  /// The node's debug name (the property name for macro-made nodes).
+  public let name: String
+  let node: OpaquePointer
+  let registrar = ObservationRegistrar()
+  private let lock = ValueLock()
+  private var value: Value
+  private let isSame: ((Value, Value) -> Bool)?
+
+  /// Creates a stored node.
+  /// - Parameters:
+  ///   - name: a debug name, shown in cycle reports and graph snapshots.
+  ///   - wrappedValue: the initial value.
+  public init(
+    name: String? = nil, wrappedValue: Value, file: StaticString = #fileID, line: UInt = #line
+  ) {
+    self.name = name ?? ""
+    self.value = wrappedValue
+    self.isSame = Equality.comparator(for: Value.self)
+    var created: OpaquePointer?
+    GraphCore.info(name: name, file: file, line: line) { info in
+      _ = sg_stored_new(GraphCore.graph, info, &created)
+    }
+    self.node = created!
+  }
+
+  deinit {
+    sg_node_destroy(node)
+    lock.deallocate()
+  }
+
+  /// The current value. Reading it inside a computation records a
+  /// dependency; setting it notifies dependents when the value changed.
+  public var wrappedValue: Value {
+    get {
+      GraphCore.read(node)
+      if !GraphCore.isComputing { registrar.access(self, keyPath: \.wrappedValue) }
+      lock.lock()
+      defer { lock.unlock() }
+      return value
+    }
+    set { write(newValue) }
+  }
+
+  private func write(_ newValue: Value) {
+    lock.lock()
+    if let isSame, isSame(value, newValue) {
+      lock.unlock()
+      return
+    }
+    let oldValue = value  // released after unlock: a deinit may run user code
+    value = newValue
+    lock.unlock()
+
+    if let transaction = Transaction.current {
+      // Observation hears of it when the outermost batch commits, or never.
+      transaction.record(
+        self, node: node, restore: { [oldValue] in self.restore(oldValue) },
+        notify: { self.notifyObservation() })
+      sg_changed_unchecked(node)
+    } else {
+      sg_changed_unchecked(node)
+      notifyObservation()
+    }
+    _ = oldValue
+  }
+
+  /// Puts back a value during a rollback: no equality check, no notification.
+  private func restore(_ oldValue: Value) {
+    lock.lock()
+    let rolledBack = value
+    value = oldValue
+    lock.unlock()
+    _ = rolledBack
+  }
+
+  private func notifyObservation() {
+    registrar.willSet(self, keyPath: \.wrappedValue)
+    registrar.didSet(self, keyPath: \.wrappedValue)
+  }
+}

@@ -1,0 +1,2 @@
+@_exported import StateGraph
+@_exported import TypedIdentifier

@@ -1,0 +1,59 @@
+import Testing
+
+@testable import StateGraph
+
+@Suite("withGraphBatch")
+struct BatchTests {
+  struct Failure: Error {}
+
+  @Test func batchReturnsItsResultAndAppliesWrites() {
+    let a = Stored(wrappedValue: 1)
+    let b = Stored(wrappedValue: 2)
+    let sum = Computed { _ in a.wrappedValue + b.wrappedValue }
+    let result = withGraphBatch {
+      a.wrappedValue = 10
+      b.wrappedValue = 20
+      return sum.wrappedValue  // reads inside see the batch's writes
+    }
+    #expect(result == 30)
+    #expect(sum.wrappedValue == 30)
+  }
+
+  @Test func aThrowingBatchRollsBackEveryWrite() {
+    let a = Stored(wrappedValue: 1)
+    let b = Stored(wrappedValue: "x")
+    let runs = Counter()
+    let both = Computed { _ in runs.run("\(a.wrappedValue)\(b.wrappedValue)") }
+    #expect(both.wrappedValue == "1x")
+    #expect(throws: Failure.self) {
+      try withGraphBatch {
+        a.wrappedValue = 2
+        b.wrappedValue = "y"
+        #expect(both.wrappedValue == "2y")
+        a.wrappedValue = 3
+        throw Failure()
+      }
+    }
+    #expect(a.wrappedValue == 1)
+    #expect(b.wrappedValue == "x")
+    #expect(both.wrappedValue == "1x")
+  }
+
+  @Test func anInnerBatchThatThrowsUndoesOnlyItsOwnWrites() {
+    let a = Stored(wrappedValue: 0)
+    let b = Stored(wrappedValue: 0)
+    withGraphBatch {
+      a.wrappedValue = 1
+      try? withGraphBatch {
+        a.wrappedValue = 2
+        b.wrappedValue = 2
+        throw Failure()
+      }
+      #expect(a.wrappedValue == 1)
+      #expect(b.wrappedValue == 0)
+      b.wrappedValue = 5
+    }
+    #expect(a.wrappedValue == 1)
+    #expect(b.wrappedValue == 5)
+  }
+}
