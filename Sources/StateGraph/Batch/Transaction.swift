@@ -20,15 +20,8 @@ final class Transaction {
 
   /// This thread's innermost open transaction.
   static var current: Transaction? {
-    get {
-      guard let raw = sg_binding_slot().pointee else { return nil }
-      return Unmanaged<Transaction>.fromOpaque(raw).takeUnretainedValue()
-    }
-    set {
-      let slot = sg_binding_slot()!
-      if let old = slot.pointee { Unmanaged<Transaction>.fromOpaque(old).release() }
-      slot.pointee = newValue.map { Unmanaged.passRetained($0).toOpaque() }
-    }
+    get { ThreadState.existing?.transaction }
+    set { ThreadState.current.transaction = newValue }
   }
 
   /// Call before the node's value and version change. The closures keep the

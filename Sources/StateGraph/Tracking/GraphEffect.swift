@@ -1,0 +1,55 @@
+import StateGraphCore
+
+/// An effect node of the C core with a Swift closure: runs once now, then
+/// after every outermost write or batch that changed something it read in
+/// its last run. Reads inside `body` are tracked.
+final class GraphEffect: @unchecked Sendable {
+  private let node: OpaquePointer
+  private let lock = ValueLock()
+  private var isCancelled = false
+
+  /// What the C node's context points at (retained by the C node, released
+  /// by its destroy callback), so a run in flight never meets freed memory.
+  private final class Body {
+    let run: () -> Void
+    init(_ run: @escaping () -> Void) { self.run = run }
+  }
+
+  init(name: String, file: StaticString = #fileID, line: UInt = #line, _ body: @escaping () -> Void) {
+    let context = Unmanaged.passRetained(Body(body)).toOpaque()
+    var created: OpaquePointer?
+    GraphCore.info(name: name, file: file, line: line) { info in
+      let status = sg_effect_new(
+        GraphCore.graph, info, GraphEffect.runThunk, context, GraphEffect.releaseThunk, &created)
+      if status == SG_ECYCLE.rawValue || status == SG_ECALLBACK.rawValue,
+        created == nil
+      {
+        fatalError("StateGraph: creating effect '\(name)' failed")
+      }
+    }
+    node = created!
+  }
+
+  deinit {
+    cancel()
+    lock.deallocate()
+  }
+
+  /// Stops the effect; safe from inside its own run and from any thread.
+  func cancel() {
+    lock.lock()
+    let wasCancelled = isCancelled
+    isCancelled = true
+    lock.unlock()
+    if !wasCancelled { sg_node_destroy(node) }
+  }
+
+  private static let runThunk: sg_callback = { _, context in
+    Unmanaged<Body>.fromOpaque(context!).takeUnretainedValue().run()
+    return 0
+  }
+
+  private static let releaseThunk: sg_destroy = { context in
+    Unmanaged<Body>.fromOpaque(context!).release()
+  }
+}

@@ -1,0 +1,73 @@
+import StateGraphCore
+
+extension GraphNode {
+  /// Calls `handler` with the current value now, then with each new value.
+  /// Must be called inside ``withGraphTracking(_:)``, whose subscription
+  /// keeps the handler (and this node) alive.
+  ///
+  /// ```swift
+  /// subscription = withGraphTracking {
+  ///   model.$count.onChange { count in print("count: \(count)") }
+  /// }
+  /// ```
+  ///
+  /// Runs after the write (or the outermost batch) that changed the value:
+  /// synchronously on the writing thread, or on the actor it was registered
+  /// from (see the README's delivery rules).
+  public func onChange(
+    isolation: isolated (any Actor)? = #isolation, _ handler: @escaping (Value) -> Void
+  ) {
+    onChange(filter: .all, isolation: isolation, handler)
+  }
+
+  /// Like ``onChange(isolation:_:)``, delivering only the values `filter` accepts.
+  public func onChange(
+    filter: ChangeFilter<Value>, isolation: isolated (any Actor)? = #isolation,
+    _ handler: @escaping (Value) -> Void
+  ) {
+    let scope = TrackingScope.required("onChange")
+    let delivery = Delivery(isolation)
+    let last = LastValue<Value>()
+    scope.add(
+      GraphEffect(name: "onChange(\(name))") {
+        let value = self.wrappedValue
+        guard last.update(value, filter) else { return }
+        sg_untracked_begin()
+        defer { sg_untracked_end() }
+        nonisolated(unsafe) let handler = handler
+        delivery { handler(value) }
+      })
+  }
+}
+
+extension GraphNode where Value: Equatable {
+  /// Calls `handler` with the current value now, then with each value
+  /// different from the last one delivered. See ``GraphNode/onChange(isolation:_:)``.
+  public func onChange(
+    isolation: isolated (any Actor)? = #isolation, _ handler: @escaping (Value) -> Void
+  ) {
+    onChange(filter: .distinct, isolation: isolation, handler)
+  }
+}
+
+/// The last value an effect delivered. Runs of one effect never overlap (the
+/// core runs a node on one thread at a time), so no lock is needed.
+final class LastValue<Value>: @unchecked Sendable {
+  private var value: Value?
+
+  /// Records `next` and returns true when it should be delivered.
+  func update(_ next: Value, _ filter: ChangeFilter<Value>) -> Bool {
+    if let value, !filter.accepts(value, next) { return false }
+    value = next
+    return true
+  }
+}
+
+extension TrackingScope {
+  static func required(_ caller: String) -> TrackingScope {
+    guard let scope = current else {
+      preconditionFailure("StateGraph: \(caller) must be called inside withGraphTracking { }")
+    }
+    return scope
+  }
+}
