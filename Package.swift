@@ -36,7 +36,10 @@ let package = Package(
     .target(name: "TypedIdentifier"),
     .target(name: "StateGraphNormalization", dependencies: ["StateGraph", "TypedIdentifier"]),
 
-    .executableTarget(name: "StateGraphDemo", dependencies: ["StateGraphNormalization"]),
+    // The demo and the seed samples are written as the seeds are: Swift 5 mode.
+    .executableTarget(
+      name: "StateGraphDemo", dependencies: ["StateGraphNormalization"],
+      swiftSettings: [.swiftLanguageMode(.v5)]),
 
     .testTarget(name: "StateGraphTests", dependencies: ["StateGraph"]),
     .testTarget(

@@ -1,1 +1,11 @@
-print("demo placeholder")
+// The StateGraph demo: the seeds' non-UI examples, printing what changes as it changes.
+// Run it with `make demo`.
+
+import StateGraph
+
+print("StateGraph demo — reactive state with a C graph core\n")
+for (title, run) in chapters {
+  print("━━ \(title) " + String(repeating: "━", count: max(0, 60 - title.count)))
+  run()
+  print("")
+}

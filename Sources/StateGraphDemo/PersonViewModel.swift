@@ -1,0 +1,35 @@
+import StateGraph
+
+final class PersonViewModel {
+  @GraphStored
+  var firstName: String = ""
+
+  @GraphStored
+  var lastName: String = ""
+
+  @GraphComputed
+  var fullName: String
+
+  @GraphComputed
+  var initials: String
+
+  init() {
+    self.$fullName = .init { [$firstName, $lastName] _ in
+      "\($firstName.wrappedValue) \($lastName.wrappedValue)"
+    }
+    self.$initials = .init { [$firstName, $lastName] _ in
+      let first = $firstName.wrappedValue.first?.uppercased() ?? ""
+      let last = $lastName.wrappedValue.first?.uppercased() ?? ""
+      return "\(first)\(last)"
+    }
+  }
+}
+
+func personViewModel() {
+  let person = PersonViewModel()
+  person.firstName = "John"
+  person.lastName = "Doe"
+  say("fullName = \(person.fullName), initials = \(person.initials)")
+  person.firstName = "Jane"
+  say("firstName = Jane → fullName = \(person.fullName), initials = \(person.initials)")
+}

@@ -1,0 +1,386 @@
+// The seeds' macro models, as written (000, 001, 003), with the values their
+// comments promise.
+import StateGraph
+import Testing
+
+enum QuickStart {
+  final class CounterViewModel {
+    @GraphStored
+    var count: Int
+
+    @GraphComputed
+    var isEven: Bool
+
+    init(count: Int) {
+      self.count = count
+      self.$isEven = .init { [$count] _ in
+        $count.wrappedValue % 2 == 0
+      }
+    }
+
+    func increment() {
+      count += 1
+    }
+  }
+}
+
+enum StoredMacroSample {
+  final class CounterViewModel {
+    @GraphStored
+    var count: Int = 0
+  }
+
+  final class MyObject {
+    @GraphStored
+    var count: Int = 0
+  }
+
+  final class MyViewModel {
+    @GraphStored var count: Int = 0
+  }
+
+  final class ViewModel {
+    @GraphStored var count: Int = 0  // In-memory storage
+  }
+}
+
+enum UIKitSample {
+  final class CounterViewModel {
+    @GraphStored
+    var count: Int = 0
+
+    @GraphComputed
+    var isEven: Bool
+
+    init() {
+      self.$isEven = .init { [$count] _ in
+        $count.wrappedValue % 2 == 0
+      }
+    }
+  }
+}
+
+final class UserProfile {
+  @GraphStored
+  var name: String = ""
+
+  @GraphStored
+  var email: String = ""
+
+  @GraphStored
+  var age: Int = 0
+}
+
+final class PersonViewModel {
+  @GraphStored
+  var firstName: String = ""
+
+  @GraphStored
+  var lastName: String = ""
+
+  @GraphComputed
+  var fullName: String
+
+  @GraphComputed
+  var initials: String
+
+  init() {
+    // Define how fullName is computed
+    self.$fullName = .init { [$firstName, $lastName] _ in
+      "\($firstName.wrappedValue) \($lastName.wrappedValue)"
+    }
+
+    // Define how initials is computed
+    self.$initials = .init { [$firstName, $lastName] _ in
+      let first = $firstName.wrappedValue.first?.uppercased() ?? ""
+      let last = $lastName.wrappedValue.first?.uppercased() ?? ""
+      return "\(first)\(last)"
+    }
+  }
+}
+
+struct CartItem: Identifiable, Equatable {
+  var id: String { name }
+  var name: String
+  var price: Double
+  var quantity: Int = 1
+}
+
+/// 003 "Cascade Updates": subtotal from prices only.
+enum CascadeSample {
+  final class ShoppingCartViewModel {
+    @GraphStored
+    var items: [CartItem] = []
+
+    @GraphStored
+    var taxRate: Double = 0.08
+
+    @GraphComputed
+    var subtotal: Double
+
+    @GraphComputed
+    var tax: Double
+
+    @GraphComputed
+    var total: Double
+
+    init() {
+      // subtotal depends on items
+      self.$subtotal = .init { [$items] _ in
+        $items.wrappedValue.reduce(0) { $0 + $1.price }
+      }
+
+      // tax depends on subtotal and taxRate
+      self.$tax = .init { [$subtotal, $taxRate] _ in
+        $subtotal.wrappedValue * $taxRate.wrappedValue
+      }
+
+      // total depends on subtotal and tax
+      self.$total = .init { [$subtotal, $tax] _ in
+        $subtotal.wrappedValue + $tax.wrappedValue
+      }
+    }
+  }
+}
+
+/// 000 "Complex Dependencies Migration": with quantities.
+enum MigrationSample {
+  final class ShoppingCartViewModel {
+    @GraphStored
+    var items: [CartItem] = []
+
+    @GraphStored
+    var taxRate: Double = 0.08
+
+    @GraphComputed
+    var subtotal: Double
+
+    @GraphComputed
+    var tax: Double
+
+    @GraphComputed
+    var total: Double
+
+    init() {
+      self.$subtotal = .init { [$items] _ in
+        $items.wrappedValue.reduce(0) { $0 + ($1.price * Double($1.quantity)) }
+      }
+
+      self.$tax = .init { [$subtotal, $taxRate] _ in
+        $subtotal.wrappedValue * $taxRate.wrappedValue
+      }
+
+      self.$total = .init { [$subtotal, $tax] _ in
+        $subtotal.wrappedValue + $tax.wrappedValue
+      }
+    }
+  }
+
+  final class UserViewModel {
+    @GraphStored
+    var name: String = ""
+
+    @GraphStored
+    var email: String = ""
+
+    @GraphComputed
+    var isValid: Bool
+
+    init() {
+      self.$isValid = .init { [$name, $email] _ in
+        !$name.wrappedValue.isEmpty && $email.wrappedValue.contains("@")
+      }
+    }
+  }
+}
+
+@available(iOS 17.0, *)
+final class AppState: GraphObject {
+  @GraphStored var count: Int = 0
+  @GraphStored var userName: String = ""
+
+  @GraphComputed var displayName: String
+
+  init() {
+    self.$displayName = .init { [$userName] _ in
+      $userName.wrappedValue.isEmpty ? "Anonymous" : $userName.wrappedValue
+    }
+  }
+}
+
+// Library management (000 "Describing Models").
+final class Author {
+  @GraphStored
+  var name: String
+
+  init(name: String) {
+    self.name = name
+  }
+}
+
+final class Tag {
+  @GraphStored
+  var name: String
+
+  init(name: String) {
+    self.name = name
+  }
+}
+
+final class Book {
+  let author: Author
+
+  @GraphStored
+  var title: String
+
+  @GraphStored
+  var tags: [Tag]
+
+  init(author: Author, title: String, tags: [Tag]) {
+    self.author = author
+    self.title = title
+    self.tags = tags
+  }
+}
+
+// Sharing state between objects (000).
+struct Item: Equatable { var name: String }
+
+final class DataService {
+  @GraphStored var items: [Item] = []
+  @GraphStored var isLoading: Bool = false
+}
+
+final class SharingViewModel {
+  @GraphStored var items: [Item]
+  @GraphStored var isLoading: Bool
+
+  init(service: DataService) {
+    // Simply pass @GraphStored directly
+    self.$items = service.$items
+    self.$isLoading = service.$isLoading
+  }
+}
+
+@Suite("Seed samples: macro models")
+struct MacroSamples {
+  @Test func quickStartCounter() {
+    let viewModel = QuickStart.CounterViewModel(count: 3)
+    #expect(viewModel.isEven == false)
+    viewModel.increment()
+    #expect(viewModel.count == 4)
+    #expect(viewModel.isEven == true)
+  }
+
+  @Test func storedMacroUsage() {
+    let viewModel = StoredMacroSample.CounterViewModel()
+    viewModel.count += 1
+    #expect(viewModel.count == 1)
+    #expect(viewModel.$count.wrappedValue == 1)
+    #expect(viewModel.$count.name == "count")
+    let object = StoredMacroSample.MyObject()
+    object.count += 1
+    #expect(object.count == 1)
+  }
+
+  @Test func uiKitCounter() {
+    let viewModel = UIKitSample.CounterViewModel()
+    #expect(viewModel.isEven)
+    viewModel.count += 1
+    #expect(!viewModel.isEven)
+  }
+
+  @Test func userProfile() {
+    let profile = UserProfile()
+    profile.name = "John Doe"
+    profile.email = "john@example.com"
+    profile.age = 30
+    #expect((profile.name, profile.email, profile.age) == ("John Doe", "john@example.com", 30))
+  }
+
+  @Test func personViewModel() {
+    let person = PersonViewModel()
+    person.firstName = "john"
+    person.lastName = "doe"
+    #expect(person.fullName == "john doe")
+    #expect(person.initials == "JD")
+  }
+
+  @Test func cascadeUpdates() {
+    let cart = CascadeSample.ShoppingCartViewModel()
+    cart.items = [CartItem(name: "A", price: 100), CartItem(name: "B", price: 50)]
+    #expect(cart.subtotal == 150)
+    #expect(abs(cart.tax - 12) < 1e-9)
+    #expect(abs(cart.total - 162) < 1e-9)
+    cart.taxRate = 0.1
+    #expect(abs(cart.total - 165) < 1e-9)
+  }
+
+  @Test func migrationCart() {
+    let cart = MigrationSample.ShoppingCartViewModel()
+    cart.items = [CartItem(name: "A", price: 10, quantity: 3)]
+    #expect(cart.subtotal == 30)
+    #expect(abs(cart.total - 32.4) < 1e-9)
+  }
+
+  @Test func userValidation() {
+    let user = MigrationSample.UserViewModel()
+    #expect(!user.isValid)
+    user.name = "Ann"
+    #expect(!user.isValid)
+    user.email = "ann@example.com"
+    #expect(user.isValid)
+  }
+
+  @Test func appStateDisplayName() {
+    let state = AppState()
+    #expect(state.displayName == "Anonymous")
+    state.userName = "Kim"
+    #expect(state.displayName == "Kim")
+    state.count += 1
+    #expect(state.count == 1)
+  }
+
+  @Test func library() {
+    // Creating a library collection
+    let johnAuthor = Author(name: "John Smith")
+    let programmingTag = Tag(name: "Programming")
+    let swiftTag = Tag(name: "Swift")
+
+    let book = Book(
+      author: johnAuthor,
+      title: "Swift Programming",
+      tags: [programmingTag, swiftTag]
+    )
+
+    // Creating a stored collection
+    let libraryCollection = Stored(wrappedValue: [book])
+
+    // Creating a computed collection filtered by author
+    let booksByJohn = Computed { _ in
+      libraryCollection.wrappedValue.filter {
+        $0.author.name == "John Smith"
+      }
+    }
+
+    // Adding a new book automatically updates the filtered collection
+    let newBook = Book(
+      author: johnAuthor,
+      title: "Advanced Swift",
+      tags: [programmingTag, swiftTag]
+    )
+    libraryCollection.wrappedValue.append(newBook)
+
+    #expect(booksByJohn.wrappedValue.count == 2) // 2
+  }
+
+  @Test func sharingStateBetweenObjects() {
+    let service = DataService()
+    let viewModel = SharingViewModel(service: service)
+    service.items = [Item(name: "a")]
+    #expect(viewModel.items == [Item(name: "a")])
+    viewModel.isLoading = true
+    #expect(service.isLoading)
+    #expect(viewModel.$items === service.$items)
+  }
+}

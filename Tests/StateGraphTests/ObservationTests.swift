@@ -1,0 +1,83 @@
+import Observation
+import Testing
+
+@testable import StateGraph
+
+@Suite("Observation")
+struct ObservationTests {
+  @Test func withObservationTrackingSeesStoredChanges() {
+    let count = Stored(wrappedValue: 0)
+    let fired = Counter()
+    let value = withObservationTracking {
+      count.wrappedValue
+    } onChange: {
+      fired.tick()
+    }
+    #expect(value == 0)
+    #expect(fired.value == 0)
+    count.wrappedValue = 1
+    #expect(fired.value == 1)
+    count.wrappedValue = 2  // one-shot, like every Observation onChange
+    #expect(fired.value == 1)
+  }
+
+  @Test func anEqualWriteDoesNotFire() {
+    let count = Stored(wrappedValue: 5)
+    let fired = Counter()
+    withObservationTracking { _ = count.wrappedValue } onChange: { fired.tick() }
+    count.wrappedValue = 5
+    #expect(fired.value == 0)
+  }
+
+  @Test func withObservationTrackingSeesComputedChangesAndStaysLazy() {
+    let runs = Counter()
+    let count = Stored(wrappedValue: 1)
+    let doubled = Computed { _ in runs.run(count.wrappedValue * 2) }
+    let fired = Counter()
+    let value = withObservationTracking { doubled.wrappedValue } onChange: { fired.tick() }
+    #expect(value == 2)
+    count.wrappedValue = 2
+    #expect(fired.value == 1)
+    #expect(runs.value == 1)  // not recomputed until read
+    #expect(doubled.wrappedValue == 4)
+    #expect(runs.value == 2)
+  }
+
+  @Test func readsInsideAComputationAreNotReportedToObservation() {
+    let hidden = Stored(wrappedValue: 1)
+    let derived = Computed { _ in hidden.wrappedValue + 1 }
+    let fired = Counter()
+    _ = derived.wrappedValue  // computed outside tracking first
+    withObservationTracking { _ = derived.wrappedValue } onChange: { fired.tick() }
+    hidden.wrappedValue = 10  // reaches `derived`, which reports it
+    #expect(fired.value == 1)
+  }
+
+  @Test func batchedWritesReachObservationAfterTheBatch() {
+    let a = Stored(wrappedValue: 0)
+    let fired = Counter()
+    withObservationTracking { _ = a.wrappedValue } onChange: { fired.tick() }
+    withGraphBatch {
+      a.wrappedValue = 1
+      #expect(fired.value == 0)
+    }
+    #expect(fired.value == 1)
+  }
+
+  @Test func aGraphObjectModelIsObservable() {
+    final class Model: GraphObject, @unchecked Sendable {
+      let countNode = Stored(name: "count", wrappedValue: 0)
+      var count: Int {
+        get { countNode.wrappedValue }
+        set { countNode.wrappedValue = newValue }
+      }
+    }
+    func requiresObservable<T: Observable>(_: T) {}
+    let model = Model()
+    requiresObservable(model)
+    let fired = Counter()
+    withObservationTracking { _ = model.count } onChange: { fired.tick() }
+    model.count += 1
+    #expect(fired.value == 1)
+  }
+}
