@@ -64,7 +64,7 @@ demo: deps
 $(BUILD)/core-tests: $(C_TESTS) Tests/CoreTests/harness.h $(STATIC)
 	$(CC) $(WARN) $(CFLAGS) -I$(CORE)/include $(GLIB_CFLAGS) $(C_TESTS) $(STATIC) $(GLIB_LIBS) -lpthread -o $@
 
-$(BUILD)/core-tests-asan: $(C_TESTS) Tests/CoreTests/harness.h $(CORE_SRC) | $(BUILD)/asan
+$(BUILD)/core-tests-asan: $(C_TESTS) Tests/CoreTests/harness.h $(CORE_SRC) $(wildcard $(CORE)/*.h $(CORE)/include/*.h) | $(BUILD)/asan
 	$(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
 	  -I$(CORE)/include -I$(CORE) $(GLIB_CFLAGS) $(C_TESTS) $(CORE_SRC) $(GLIB_LIBS) -lpthread -o $@
 

@@ -35,6 +35,7 @@ static int create(sg_graph *g, sg_kind kind, const sg_node_info *info, sg_callba
   n->destroy = destroy;
   g_mutex_lock(&g->lock);
   g->live++;
+  g->allocated++;
   sg__registry_add(n);
   g_mutex_unlock(&g->lock);
   *out = n;
@@ -94,6 +95,10 @@ int sg_read_unchecked(sg_node *n) {
   int rc = SG_OK;
   if (n->destroyed) rc = SG_ESTALE;
   else if (n->owner || !sg__fresh(n)) rc = sg__refresh(t, n);
+  /* Another thread may have destroyed n while we brought it up to date (or
+   * waited for it): a link to it would hold a node that is already on the
+   * graveyard, to be freed at the unlock below. */
+  if (rc == SG_OK && n->destroyed) rc = SG_ESTALE;
   if (rc == SG_OK) rc = sg__track(t, n);
   sg__unlock(g);
   sg__flush_if_outermost(t); /* effects reached by writes inside callbacks */
@@ -137,15 +142,37 @@ int sg_node_arm(sg_node *n) {
   return sg_node_arm_unchecked(n);
 }
 
+/* Under the lock. A node that is already stale when armed was changed by a
+ * write that marking will not repeat: queue its notice now. */
+static void arm_locked(sg_node *n) {
+  if (!n->watcher || n->destroyed) return;
+  n->armed_version = n->version;
+  g_atomic_int_set(&n->armed, 1);
+  if (!sg__fresh(n)) sg__enqueue(n);
+}
+
 int sg_node_arm_unchecked(sg_node *n) {
   if (g_atomic_int_get(&n->armed)) return SG_OK; /* the common case: no lock */
   g_mutex_lock(&n->graph->lock);
-  if (n->watcher && !n->destroyed) {
-    n->armed_version = n->version;
-    g_atomic_int_set(&n->armed, 1);
-  }
-  g_mutex_unlock(&n->graph->lock);
+  arm_locked(n);
+  sg__unlock(n->graph);
+  sg__flush_if_outermost(sg__thread());
   return SG_OK;
+}
+
+int sg_read_arm_unchecked(sg_node *n) {
+  sg_thread *t = sg__thread();
+  if (t->frame || n->kind != SG_COMPUTED) return sg_read_unchecked(n);
+  sg_graph *g = n->graph;
+  g_mutex_lock(&g->lock);
+  int rc = SG_OK;
+  if (n->destroyed) rc = SG_ESTALE;
+  else if (n->owner || !sg__fresh(n)) rc = sg__refresh(t, n);
+  if (rc == SG_OK && n->destroyed) rc = SG_ESTALE;
+  if (rc == SG_OK && !g_atomic_int_get(&n->armed)) arm_locked(n);
+  sg__unlock(g);
+  sg__flush_if_outermost(t);
+  return rc;
 }
 
 uint64_t sg_node_version(const sg_node *n) {

@@ -52,7 +52,9 @@ sg_graph *sg_graph_new(void) {
 int sg_graph_free(sg_graph *g) {
   if (!g) return SG_EINVAL;
   g_mutex_lock(&g->lock);
-  if (g->live > 0) {
+  /* A destroyed node may still sit in some thread's effect queue (a batch
+   * not ended yet): freeing now would leave that queue a dangling graph. */
+  if (g->live > 0 || g->allocated > 0) {
     g_mutex_unlock(&g->lock);
     return SG_EBUSY;
   }
@@ -96,6 +98,7 @@ void sg__ref(sg_node *n) { g_atomic_int_inc(&n->refs); }
 
 void sg__unref(sg_node *n) {
   if (g_atomic_int_dec_and_test(&n->refs)) {
+    n->graph->allocated--;
     n->next_dead = n->graph->graveyard;
     n->graph->graveyard = n;
   }

@@ -26,27 +26,31 @@
 
 static inline void reached(sg_node *t);
 
+/* A node marking must visit: clean, or left stale by a failed run (which no
+ * later write would otherwise reach again). */
+static inline bool unmarked(const sg_node *t) {
+  return t->state == SG_CLEAN || !t->has_run;
+}
+
 void sg__mark_dependents(sg_node *source, sg_state direct_state) {
   GPtrArray *stack = source->graph->scratch;
   for (sg_link *l = source->dependents_head; l; l = l->next_dependent) {
     sg_node *t = l->target;
-    sg_state was = t->state;
+    bool visit = unmarked(t);
     t->marks++;
-    if (was < direct_state) t->state = direct_state;
-    if (was == SG_CLEAN) {
-      reached(t);
-      if (t->kind != SG_EFFECT) g_ptr_array_add(stack, t);
-    }
+    if (t->state < direct_state) t->state = direct_state;
+    if (visit || t->kind == SG_EFFECT) reached(t);
+    if (visit && t->kind != SG_EFFECT) g_ptr_array_add(stack, t);
   }
   while (stack->len > 0) {
     sg_node *n = g_ptr_array_steal_index_fast(stack, stack->len - 1);
     for (sg_link *l = n->dependents_head; l; l = l->next_dependent) {
       sg_node *t = l->target;
+      bool visit = unmarked(t);
       t->marks++;
-      if (t->state != SG_CLEAN) continue;
-      t->state = SG_CHECK;
-      reached(t);
-      if (t->kind != SG_EFFECT) g_ptr_array_add(stack, t);
+      if (t->state == SG_CLEAN) t->state = SG_CHECK;
+      if (visit || t->kind == SG_EFFECT) reached(t); /* effects: leaves, cheap */
+      if (visit && t->kind != SG_EFFECT) g_ptr_array_add(stack, t);
     }
   }
 }
@@ -134,7 +138,11 @@ static int run(sg_thread *t, sg_node *n) {
   sg__prune_unread(&frame);
   n->run_count++;
   if (rc < 0) {
+    /* Not has_run either: a failed node must run again, never be passed as
+     * CLEAN by a re-check that finds its sources' versions unchanged (after
+     * sg_rollback turned its DIRTY into CHECK, say). */
     n->state = SG_DIRTY;
+    n->has_run = false;
     return rc == SG_ECYCLE ? SG_ECYCLE : SG_ECALLBACK;
   }
   if (rc == SG_CHANGED || !n->has_run) n->version++;
@@ -191,7 +199,11 @@ int sg__refresh(sg_thread *t, sg_node *target) {
         sg_walk_entry entry = {next, NULL, next->marks};
         g_array_append_val(walk, entry);
       } else if (walk->len == base) {
-        continue; /* waited for the target itself: claim it again */
+        /* Waited for the target itself: claim it again, unless it was
+         * destroyed meanwhile. Its last reference may have gone with our
+         * wait (it is on the graveyard): claiming would revive it. */
+        if (next->destroyed) return SG_ESTALE;
+        continue;
       }
       next = NULL;
     }

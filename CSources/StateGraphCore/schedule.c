@@ -11,19 +11,27 @@
  */
 #include "sg_internal.h"
 
+/* Queues n on the writing thread. An effect already queued by another
+ * thread (pending in that thread's batch, say) is queued here too, so this
+ * write does not wait for that batch; whichever thread comes second finds it
+ * up to date and skips it. */
 void sg__enqueue(sg_node *n) {
-  if (n->queued || n->destroyed) return;
-  n->queued = true;
+  sg_thread *t = sg__thread();
+  if (n->queued_by == t || n->destroyed) return;
+  n->queued_by = t;
   sg__ref(n);
-  g_ptr_array_add(sg__thread()->queue, n);
+  g_ptr_array_add(t->queue, n);
 }
 
 /* A watched computed reached by a write. It is not recomputed here (that
  * would make every watched node eager); the watcher hears "may have
  * changed", unless a read already brought the node up to date unchanged. */
 static void notify_watcher(sg_node *n) {
-  if (!g_atomic_int_compare_and_exchange(&n->armed, 1, 0)) return;
+  if (!g_atomic_int_get(&n->armed)) return;
+  /* Unchanged: stay armed. Disarming without a call would leave the watcher
+   * waiting for a call that never comes (it re-arms only when called). */
   if (sg__fresh(n) && !n->owner && n->version == n->armed_version) return;
+  g_atomic_int_set(&n->armed, 0); /* under the lock, as arming is */
   sg__ref(n); /* the context stays valid while the watcher runs */
   g_mutex_unlock(&n->graph->lock); /* user code: never under lock */
   n->watcher(n, n->context);
@@ -38,7 +46,7 @@ void sg__flush_if_outermost(sg_thread *t) {
     sg_node *e = g_ptr_array_index(t->queue, i);
     sg_graph *g = e->graph;
     g_mutex_lock(&g->lock);
-    e->queued = false;
+    if (e->queued_by == t) e->queued_by = NULL;
     if (e->destroyed) {
     } else if (e->kind != SG_EFFECT) {
       notify_watcher(e);

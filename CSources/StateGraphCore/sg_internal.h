@@ -46,7 +46,6 @@ struct sg_node {
   sg_state state;
   bool has_run;   /* computed/effect: callback completed at least once */
   bool destroyed; /* sg_node_destroy was called */
-  bool queued;    /* effect: sits in some thread's pending queue */
   bool sources_unlinked;
   gint refs; /* atomic: 1 while live + 1 per dependent link + holders */
   uint64_t version;
@@ -58,7 +57,8 @@ struct sg_node {
   size_t source_count, dependent_count;
   GHashTable *source_index; /* source node -> link, when many sources */
 
-  sg_thread *owner;   /* thread verifying or running this node, or NULL */
+  sg_thread *queued_by; /* the thread whose pending queue holds it, or NULL */
+  sg_thread *owner;     /* thread verifying or running this node, or NULL */
   size_t claim_index; /* position in owner's claim list */
 
   sg_callback callback;
@@ -77,6 +77,8 @@ struct sg_graph {
   GMutex lock;
   GCond released; /* broadcast when a claimed node is released */
   size_t live;
+  size_t allocated;   /* nodes not yet on the graveyard: live, or destroyed
+                         but still held (a queue, a claim, a link) */
   uint64_t epoch;    /* run counter, stamps links read in a run */
   sg_link *link_pool; /* freed links, singly linked through next_source */
   GPtrArray *scratch; /* marking stack, reused */

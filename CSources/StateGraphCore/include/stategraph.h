@@ -248,11 +248,19 @@ sg_node *sg_current(void);
  * say the value may have changed. The node is not recomputed for it, so
  * computed nodes stay lazy; a node that a read meanwhile found unchanged is
  * not reported. Then the watcher is disarmed until armed again. Arming an
- * armed node is a cheap no-op (an atomic load).
+ * armed node is a cheap no-op (an atomic load); arming a node that is
+ * already stale reports it at the end of this thread's outermost operation
+ * (at once, outside any).
  * Errors: SG_EINVAL, SG_ESTALE, SG_EKIND (not a computed node). */
 int sg_node_set_watcher(sg_node *node, sg_callback watcher);
 int sg_node_arm(sg_node *node);
 int sg_node_arm_unchecked(sg_node *node);
+
+/* Outside callbacks: sg_read() and sg_node_arm() under one lock, so no write
+ * can slip between reading the value and arming the watcher. Inside a
+ * callback it is just sg_read(). No handle checks (see CHECKED AND
+ * UNCHECKED CALLS). */
+int sg_read_arm_unchecked(sg_node *node);
 
 /* One pointer per thread that a language binding may use for its own
  * per-thread state (the Swift wrapper keeps its transaction log there). */

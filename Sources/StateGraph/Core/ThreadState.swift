@@ -9,6 +9,9 @@ final class ThreadState {
   /// Where `onChange` & co. register: the innermost `withGraphTracking`
   /// block or tracking-group run.
   var scope: TrackingScope?
+  /// Contexts whose release waits for an outer release on this thread.
+  var pendingReleases: [UnsafeMutableRawPointer] = []
+  var isReleasing = false
 
   static var current: ThreadState {
     let slot = sg_binding_slot()!
@@ -21,5 +24,26 @@ final class ThreadState {
   /// `current` without creating it: nil when this thread never needed one.
   static var existing: ThreadState? {
     sg_binding_slot()!.pointee.map { Unmanaged<ThreadState>.fromOpaque($0).takeUnretainedValue() }
+  }
+}
+
+/// Releases the Swift objects C nodes retained as their context. Releasing
+/// one can free a closure that held the next node of a chain, whose release
+/// frees the next closure... A chain of 100k nodes would recurse 100k deep;
+/// instead, releases started during a release wait in a list that the
+/// outermost one drains.
+enum ContextRelease {
+  static func release(_ context: UnsafeMutableRawPointer) {
+    let state = ThreadState.current
+    if state.isReleasing {
+      state.pendingReleases.append(context)
+      return
+    }
+    state.isReleasing = true
+    Unmanaged<AnyObject>.fromOpaque(context).release()
+    while let next = state.pendingReleases.popLast() {
+      Unmanaged<AnyObject>.fromOpaque(next).release()
+    }
+    state.isReleasing = false
   }
 }

@@ -66,7 +66,5 @@ enum Trampolines {
     Unmanaged<ComputeBox>.fromOpaque(context!).takeUnretainedValue().valueDidChange()
     return 0
   }
-  static let release: sg_destroy = { context in
-    Unmanaged<ComputeBox>.fromOpaque(context!).release()
-  }
+  static let release: sg_destroy = { context in ContextRelease.release(context!) }
 }

@@ -32,7 +32,9 @@ public final class Computed<Value>: @unchecked Sendable {
   public let name: String
   let node: OpaquePointer
   let registrar = ObservationRegistrar()
-  private let box: TypedComputeBox<Value>
+  /// Owned by the C node (released from its destroy callback, after this
+  /// object's deinit destroyed it), so releasing a long chain never recurses.
+  private unowned(unsafe) let box: TypedComputeBox<Value>
 
   /// Creates a computed node; `compute` runs when the value is first read.
   public init(
@@ -73,11 +75,11 @@ public final class Computed<Value>: @unchecked Sendable {
 
   /// The value, recomputed first if a dependency changed since the last run.
   public var wrappedValue: Value {
-    GraphCore.read(node)
-    if !GraphCore.isComputing {
-      registrar.access(self, keyPath: \.wrappedValue)
-      sg_node_arm_unchecked(node)
-    }
+    // Outside computations this also arms the Observation watcher, under the
+    // same lock as the read, so no write can slip in between.
+    let status = sg_read_arm_unchecked(node)
+    if status != 0 { GraphCore.fail(status, node) }
+    if !GraphCore.isComputing { registrar.access(self, keyPath: \.wrappedValue) }
     return box.current
   }
 

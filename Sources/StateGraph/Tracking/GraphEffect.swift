@@ -49,7 +49,5 @@ final class GraphEffect: @unchecked Sendable {
     return 0
   }
 
-  private static let releaseThunk: sg_destroy = { context in
-    Unmanaged<Body>.fromOpaque(context!).release()
-  }
+  private static let releaseThunk: sg_destroy = { context in ContextRelease.release(context!) }
 }

@@ -1,0 +1,71 @@
+// The public face of the StateGraphMacros plugin. The runtime types the expansions name
+// (`Stored`, `Computed`) live in this module, so user code needs only `import StateGraph`.
+
+/// Turns a `var` into a graph property backed by a ``Stored`` node.
+///
+/// Reads and writes go through the node, so computations that read the property depend
+/// on it. `$name` is the node itself: observe it, bind it, or share it with another object.
+///
+/// ```swift
+/// final class CounterViewModel {
+///   @GraphStored var count: Int = 0
+///   @GraphStored var title: String   // assigned in init
+///
+///   init(title: String, sharing other: CounterViewModel? = nil) {
+///     self.title = title
+///     if let other { self.$count = other.$count }  // one node, two objects
+///   }
+/// }
+/// ```
+///
+/// The property needs a type annotation and `var`. An initial value is optional: without
+/// one, every initialiser assigns either `self.name` or `self.$name` (optionals start as
+/// `nil`). Access modifiers carry over to `$name`, including `private(set)`. In a struct the
+/// setter is `nonmutating`, because the node is a shared reference, and no memberwise
+/// initialiser is synthesised (`name` and `$name` both initialise the node).
+///
+/// A class holding graph properties is observable through its nodes: conform it to
+/// ``GraphObject`` rather than applying `@Observable`, whose own accessors collide with these.
+/// In an `@Observable` class, write `@GraphStored @ObservationIgnored` (in that order).
+@attached(accessor, names: named(init), named(get), named(set))
+@attached(peer, names: prefixed(_), prefixed(`$`))
+public macro GraphStored() = #externalMacro(module: "StateGraphMacros", type: "GraphStoredMacro")
+
+/// Turns a `var` into a read-only graph property backed by a ``Computed`` node.
+///
+/// The initialiser gives the computation by assigning `$name`. The closure's reads are
+/// tracked, and the value is recomputed only when something it read has changed.
+///
+/// ```swift
+/// final class PersonViewModel {
+///   @GraphStored var firstName: String = ""
+///   @GraphStored var lastName: String = ""
+///   @GraphComputed var fullName: String
+///
+///   init() {
+///     self.$fullName = .init { [$firstName, $lastName] _ in
+///       "\($firstName.wrappedValue) \($lastName.wrappedValue)"
+///     }
+///   }
+/// }
+/// ```
+///
+/// The property needs a type annotation and no initial value. Reading it before `$name`
+/// has been assigned stops the program with a message naming the property. `$name` is
+/// settable from the start of `init`, so one computation may capture `self` before the
+/// others are assigned.
+@attached(accessor, names: named(get))
+@attached(peer, names: prefixed(_), prefixed(`$`))
+public macro GraphComputed() = #externalMacro(module: "StateGraphMacros", type: "GraphComputedMacro")
+
+/// Marks a member that the graph macros and observation support leave alone.
+///
+/// The macros put it on the peers they generate (`_count`, `$count`); it has no expansion.
+///
+/// ```swift
+/// final class Editor {
+///   @GraphIgnored var scratch: [String] = []
+/// }
+/// ```
+@attached(peer)
+public macro GraphIgnored() = #externalMacro(module: "StateGraphMacros", type: "GraphIgnoredMacro")

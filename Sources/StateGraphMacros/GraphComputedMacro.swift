@@ -1,0 +1,66 @@
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@GraphComputed var total: Double` becomes a read-only property over a `Computed<Double>`
+/// node that the initialiser supplies with `self.$total = .init { _ in ... }`.
+///
+/// The private `_total` is an optional that starts as `nil`, so it is initialised before
+/// `init` runs: an initialiser can capture `self` in one computation before it has assigned
+/// the others, as the normalization samples do. `$total` unwraps it, and reading it before
+/// assignment stops with a message that says what to write.
+public struct GraphComputedMacro: AccessorMacro, PeerMacro {
+  public static func expansion(
+    of node: AttributeSyntax,
+    providingAccessorsOf declaration: some DeclSyntaxProtocol,
+    in context: some MacroExpansionContext
+  ) throws -> [AccessorDeclSyntax] {
+    guard
+      let property = GraphProperty.read(
+        declaration, attribute: node, kind: .computed, in: context, report: false)
+    else {
+      return []
+    }
+    return [
+      """
+      get {
+        \(property.nodeName).wrappedValue
+      }
+      """
+    ]
+  }
+
+  public static func expansion(
+    of node: AttributeSyntax,
+    providingPeersOf declaration: some DeclSyntaxProtocol,
+    in context: some MacroExpansionContext
+  ) throws -> [DeclSyntax] {
+    guard
+      let property = GraphProperty.read(
+        declaration, attribute: node, kind: .computed, in: context, report: true)
+    else {
+      return []
+    }
+    let storage = property.storageName
+    let nodeType: TypeSyntax = "StateGraph.Computed<\(property.valueType)>"
+    let unassigned = StringLiteralExprSyntax(
+      content: "@GraphComputed '\(property.name)' was read before it was given a computation; "
+        + "assign 'self.\(property.nodeName.text) = .init { _ in ... }' in init")
+    return [
+      "@GraphIgnored private var \(storage): \(nodeType)? = nil",
+      """
+      @GraphIgnored \(property.accessModifiers)var \(property.nodeName): \(nodeType) {
+        get {
+          guard let node = \(storage) else {
+            Swift.preconditionFailure(\(unassigned))
+          }
+          return node
+        }
+        set {
+          \(storage) = newValue
+        }
+      }
+      """,
+    ]
+  }
+}

@@ -1,0 +1,249 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxMacros
+
+/// Which graph macro is reading the property; the rules differ slightly between the two.
+enum GraphPropertyKind: String, CustomStringConvertible {
+  case stored = "GraphStored"
+  case computed = "GraphComputed"
+
+  var description: String { rawValue }
+}
+
+/// A `var` that a graph macro may expand, read once and checked against every rule.
+///
+/// Both roles of a macro (accessor and peer) read the same declaration. Only the peer role
+/// reports problems, so that each one appears once.
+struct GraphProperty {
+  /// The property name without backticks: the node's debug name and the stem of the peers.
+  let name: String
+  /// The node's value type: the declared type, except that `T!` becomes `T?` because a
+  /// generic argument cannot be implicitly unwrapped.
+  let valueType: TypeSyntax
+  let hasInitialValue: Bool
+  /// True for `T?`, `T!` and `Optional<T>`, which start as `nil` when no value is written.
+  let isOptional: Bool
+  /// The property's access modifiers (`public`, `private(set)`, ...), repeated on `$name`.
+  let accessModifiers: DeclModifierListSyntax
+  /// Structs need `nonmutating set`: the node is a class, so writing through it leaves the
+  /// struct itself untouched.
+  let isInValueType: Bool
+
+  /// The private peer that owns the node.
+  var storageName: TokenSyntax { .identifier("_\(name)") }
+  /// The peer that exposes the node, as in `self.$count`.
+  var nodeName: TokenSyntax { .identifier("$\(name)") }
+  /// The node's name as a string literal.
+  var nameLiteral: StringLiteralExprSyntax { StringLiteralExprSyntax(content: name) }
+
+  /// Reads `declaration`; returns `nil` if any rule is broken, after reporting each broken
+  /// rule to `context` when `report` is true.
+  static func read(
+    _ declaration: some DeclSyntaxProtocol,
+    attribute: AttributeSyntax,
+    kind: GraphPropertyKind,
+    in context: some MacroExpansionContext,
+    report: Bool
+  ) -> GraphProperty? {
+    var reader = Reader(attribute: attribute, kind: kind)
+    let property = reader.read(declaration, enclosingType: context.lexicalContext.first)
+    if report {
+      reader.problems.forEach(context.diagnose)
+    }
+    return reader.problems.isEmpty ? property : nil
+  }
+}
+
+/// Collects every broken rule rather than stopping at the first, so one build shows them all.
+private struct Reader {
+  let attribute: AttributeSyntax
+  let kind: GraphPropertyKind
+  var problems: [Diagnostic] = []
+
+  init(attribute: AttributeSyntax, kind: GraphPropertyKind) {
+    self.attribute = attribute
+    self.kind = kind
+  }
+
+  mutating func read(_ declaration: some DeclSyntaxProtocol, enclosingType: Syntax?) -> GraphProperty? {
+    guard let variable = declaration.as(VariableDeclSyntax.self) else {
+      problem(attribute, .notAVariable(kind))
+      return nil
+    }
+    // Only a class, struct or actor body can hold the stored peer. Globals have no lexical
+    // context, and neither has the storage copy that @Observable's @ObservationTracked makes
+    // of a property, attributes and all; that copy gets a message pointing at the real cause.
+    guard let enclosingType,
+      enclosingType.is(ClassDeclSyntax.self) || enclosingType.is(StructDeclSyntax.self)
+        || enclosingType.is(ActorDeclSyntax.self)
+    else {
+      let isObservationCopy =
+        enclosingType == nil && Self.attributeNames(variable).contains("ObservationIgnored")
+      problem(attribute, isObservationCopy ? .copiedByObservable(kind) : .notInsideAType(kind))
+      return nil
+    }
+    if variable.bindingSpecifier.tokenKind == .keyword(.let) {
+      let varKeyword = variable.bindingSpecifier.with(\.tokenKind, .keyword(.var))
+      problem(
+        variable.bindingSpecifier, .letProperty(kind), fix: .replaceLetWithVar,
+        changes: [.replace(oldNode: Syntax(variable.bindingSpecifier), newNode: Syntax(varKeyword))])
+    }
+    guard variable.bindings.count == 1, let binding = variable.bindings.first else {
+      problem(variable.bindings, .multipleBindings(kind))
+      return nil
+    }
+    guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier else {
+      problem(binding.pattern, .missingName(kind))
+      return nil
+    }
+    let name = identifier.identifier?.name ?? identifier.text
+
+    checkModifiers(of: variable, name: name)
+    checkAccessorsAndValue(of: binding, name: name)
+    checkObservation(of: variable, enclosingType: enclosingType, name: name)
+    guard let type = binding.typeAnnotation?.type.trimmed else {
+      problem(binding.pattern, .missingTypeAnnotation(kind, name: name))
+      return nil
+    }
+
+    let implicitlyUnwrapped = type.as(ImplicitlyUnwrappedOptionalTypeSyntax.self)
+    return GraphProperty(
+      name: name,
+      valueType: implicitlyUnwrapped.map { TypeSyntax(OptionalTypeSyntax(wrappedType: $0.wrappedType)) }
+        ?? type,
+      hasInitialValue: binding.initializer != nil,
+      isOptional: Self.isOptional(type),
+      accessModifiers: Self.accessModifiers(of: variable),
+      isInValueType: enclosingType.is(StructDeclSyntax.self)
+    )
+  }
+
+  private mutating func checkModifiers(of variable: VariableDeclSyntax, name: String) {
+    for modifier in variable.modifiers {
+      switch modifier.name.tokenKind {
+      case .keyword(.static), .keyword(.class):
+        problem(modifier, .staticProperty(kind))
+      case .keyword(.lazy):
+        problem(
+          modifier, .lazyProperty(kind, name: name), fix: .remove(modifier), changes: [removal(of: modifier)])
+      case .keyword(.weak), .keyword(.unowned):
+        problem(
+          modifier, .referenceOwnership(kind, name: name, keyword: modifier.name.text),
+          fix: .remove(modifier), changes: [removal(of: modifier)])
+      case _ where kind == .computed && modifier.detail != nil && Self.isAccessLevel(modifier):
+        problem(
+          modifier, .computedWithSetterAccess(name: name), fix: .remove(modifier),
+          changes: [removal(of: modifier)])
+      default:
+        break
+      }
+    }
+  }
+
+  private mutating func checkAccessorsAndValue(of binding: PatternBindingSyntax, name: String) {
+    if let accessorBlock = binding.accessorBlock {
+      let observers: Set<TokenKind> = [.keyword(.willSet), .keyword(.didSet)]
+      if case .accessors(let accessors) = accessorBlock.accessors,
+        accessors.contains(where: { observers.contains($0.accessorSpecifier.tokenKind) })
+      {
+        problem(accessorBlock, .hasObservers(kind, name: name))
+      } else {
+        problem(accessorBlock, .hasAccessors(kind, name: name))
+      }
+    }
+    if kind == .computed, let initializer = binding.initializer {
+      let withoutValue = binding.with(\.initializer, nil).with(
+        \.typeAnnotation, binding.typeAnnotation?.with(\.trailingTrivia, []))
+      problem(
+        initializer, .computedWithInitialValue(name: name), fix: .removeInitialValue,
+        changes: [.replace(oldNode: Syntax(binding), newNode: Syntax(withoutValue))])
+    }
+  }
+
+  /// `@Observable` would give the property a second set of accessors; `@ObservationIgnored`
+  /// prevents that, but only when written after our attribute, because the compiler checks
+  /// every accessor on a property against the first accessor macro's declared names.
+  private mutating func checkObservation(of variable: VariableDeclSyntax, enclosingType: Syntax, name: String)
+  {
+    let attributes = variable.attributes.compactMap { $0.as(AttributeSyntax.self) }
+    let names = Self.attributeNames(variable)
+    let appendIgnored = FixIt.Change.replace(
+      oldNode: Syntax(attribute),
+      newNode: Syntax(attribute.with(\.trailingTrivia, " @ObservationIgnored" + attribute.trailingTrivia)))
+
+    if let ignoredIndex = names.firstIndex(of: "ObservationIgnored") {
+      if let ourIndex = names.firstIndex(of: kind.rawValue), ignoredIndex < ourIndex {
+        let ignored = attributes[ignoredIndex]
+        problem(
+          ignored, .observationIgnoredFirst(kind), fix: .moveObservationIgnored(after: kind),
+          changes: [removal(of: ignored), appendIgnored])
+      }
+    } else if let typeAttributes = enclosingType.asProtocol(WithAttributesSyntax.self)?.attributes,
+      typeAttributes.contains(where: { $0.as(AttributeSyntax.self).map(Self.attributeName) == "Observable" })
+    {
+      problem(
+        attribute, .insideObservableMacro(kind, name: name), fix: .addObservationIgnored,
+        changes: [appendIgnored])
+    }
+  }
+
+  /// Records a broken rule, with the edit that repairs it when there is one.
+  private mutating func problem(
+    _ node: some SyntaxProtocol, _ message: GraphMacroDiagnostic, fix: GraphMacroFixIt? = nil,
+    changes: [FixIt.Change] = []
+  ) {
+    let fixIts = fix.map { [FixIt(message: $0, changes: changes)] } ?? []
+    problems.append(Diagnostic(node: node, message: message, fixIts: fixIts))
+  }
+
+  /// Deletes `node` with its trailing space, keeping the indentation before it.
+  private func removal(of node: some SyntaxProtocol) -> FixIt.Change {
+    .replace(
+      oldNode: Syntax(node),
+      newNode: Syntax(TokenSyntax.unknown("").with(\.leadingTrivia, node.leadingTrivia)))
+  }
+
+  private static func isAccessLevel(_ modifier: DeclModifierSyntax) -> Bool {
+    switch modifier.name.tokenKind {
+    case .keyword(.open), .keyword(.public), .keyword(.package), .keyword(.internal), .keyword(.fileprivate),
+      .keyword(.private):
+      return true
+    default:
+      return false
+    }
+  }
+
+  /// Access modifiers to repeat on `$name`. `open` becomes `public`: the node accessor is
+  /// not meant to be overridden.
+  private static func accessModifiers(of variable: VariableDeclSyntax) -> DeclModifierListSyntax {
+    DeclModifierListSyntax(
+      variable.modifiers.filter(isAccessLevel).map { modifier in
+        let name =
+          modifier.name.tokenKind == .keyword(.open) ? TokenSyntax.keyword(.public) : modifier.name.trimmed
+        return modifier.trimmed.with(\.name, name).with(\.trailingTrivia, .space)
+      })
+  }
+
+  private static func isOptional(_ type: TypeSyntax) -> Bool {
+    if type.is(OptionalTypeSyntax.self) || type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
+      return true
+    }
+    if let identifier = type.as(IdentifierTypeSyntax.self) {
+      return identifier.name.text == "Optional"
+    }
+    if let member = type.as(MemberTypeSyntax.self) {
+      return member.name.text == "Optional" && member.baseType.trimmedDescription == "Swift"
+    }
+    return false
+  }
+
+  private static func attributeNames(_ variable: VariableDeclSyntax) -> [String] {
+    variable.attributes.compactMap { $0.as(AttributeSyntax.self) }.map(attributeName)
+  }
+
+  /// The last name component, so `@Observation.Observable` reads as `Observable`.
+  private static func attributeName(_ attribute: AttributeSyntax) -> String {
+    let name = attribute.attributeName
+    return name.as(MemberTypeSyntax.self)?.name.text ?? name.trimmedDescription
+  }
+}

@@ -1,0 +1,89 @@
+/*
+ * test-lazy.c — computeds run when read, not before, and at most once per
+ * change: lazy, cached, re-run after a write, no read means no run.
+ */
+#include "harness.h"
+
+TEST(lazy_not_run_until_read) {
+  sg_graph *g = sg_graph_new();
+  cell a, b;
+  STORED(&a, g, "a", 2);
+  COMPUTED(&b, g, "b", formula_double, &a);
+  CHECK_EQ(b.runs, 0);
+  CHECK_EQ(sg_node_run_count(b.node), 0);
+  CHECK_EQ(sg_node_state(b.node), SG_DIRTY); /* never ran */
+  CHECK_EQ(sg_node_source_count(b.node), 0); /* edges appear by reading */
+  CHECK_EQ(READ(&b), 4);
+  CHECK_EQ(b.runs, 1);
+  CHECK_EQ(sg_node_state(b.node), SG_CLEAN);
+  CHECK_EQ(sg_node_source_count(b.node), 1);
+  CHECK_EQ(sg_node_dependent_count(a.node), 1);
+  DESTROY(&b);
+  DESTROY(&a);
+  GRAPH_FREE(g);
+}
+
+TEST(lazy_cached_read_twice_runs_once) {
+  sg_graph *g = sg_graph_new();
+  cell a, b, c;
+  STORED(&a, g, "a", 3);
+  COMPUTED(&b, g, "b", formula_double, &a);
+  COMPUTED(&c, g, "c", formula_plus1, &b);
+  CHECK_EQ(READ(&c), 7);
+  CHECK_EQ(READ(&c), 7);
+  CHECK_EQ(READ(&b), 6); /* b was brought up to date by c's read */
+  CHECK_EQ(b.runs, 1);
+  CHECK_EQ(c.runs, 1);
+  CHECK_EQ(sg_node_run_count(c.node), 1);
+  DESTROY(&c);
+  DESTROY(&b);
+  DESTROY(&a);
+  GRAPH_FREE(g);
+}
+
+TEST(lazy_write_then_one_run_on_next_read) {
+  sg_graph *g = sg_graph_new();
+  cell a, b, c;
+  STORED(&a, g, "a", 1);
+  COMPUTED(&b, g, "b", formula_double, &a);
+  COMPUTED(&c, g, "c", formula_plus1, &b);
+  CHECK_EQ(READ(&c), 3);
+  SET(&a, 5);
+  /* the write only marks: direct dependent DIRTY, the one below CHECK */
+  CHECK_EQ(sg_node_state(b.node), SG_DIRTY);
+  CHECK_EQ(sg_node_state(c.node), SG_CHECK);
+  CHECK_EQ(b.runs, 1);
+  CHECK_EQ(c.runs, 1);
+  CHECK_EQ(READ(&c), 11);
+  CHECK_EQ(READ(&c), 11);
+  CHECK_EQ(b.runs, 2);
+  CHECK_EQ(c.runs, 2);
+  /* several writes between reads still cost one run each */
+  SET(&a, 6);
+  SET(&a, 7);
+  SET(&a, 8);
+  CHECK_EQ(READ(&c), 17);
+  CHECK_EQ(b.runs, 3);
+  CHECK_EQ(c.runs, 3);
+  DESTROY(&c);
+  DESTROY(&b);
+  DESTROY(&a);
+  GRAPH_FREE(g);
+}
+
+TEST(lazy_no_read_no_run) {
+  sg_graph *g = sg_graph_new();
+  cell a, b;
+  STORED(&a, g, "a", 1);
+  COMPUTED(&b, g, "b", formula_double, &a);
+  CHECK_EQ(READ(&b), 2);
+  for (int i = 2; i <= 50; i++) SET(&a, i);
+  CHECK_EQ(b.runs, 1); /* fifty writes, nobody asked */
+  CHECK_EQ(sg_node_version(a.node), 49);
+  /* reading the stored source from outside runs nothing either */
+  CHECK_EQ(READ(&a), 50);
+  CHECK_EQ(b.runs, 1);
+  DESTROY(&b);
+  DESTROY(&a);
+  GRAPH_FREE(g);
+}

@@ -1,0 +1,235 @@
+/*
+ * test-misuse.c — misuse gets an exact error code, never a crash: NULL
+ * handles, stale handles, wrong kinds, unbalanced batch/untracked ends,
+ * nodes of two graphs; and every code has its own text.
+ */
+#include "harness.h"
+
+static int destroy_calls;
+static void count_destroy(void *context) { destroy_calls++; }
+static int run_nothing(sg_node *node, void *context) { return SG_OK; }
+static int run_fail(sg_node *node, void *context) {
+  (*(int *)context)++;
+  return SG_EINVAL; /* any negative code: "my callback failed" */
+}
+
+TEST(misuse_null_handles) {
+  sg_graph *g = sg_graph_new();
+  sg_node *n = NULL;
+  sg_node_info info = {"n", __FILE__, __LINE__};
+  CHECK_EQ(sg_read(NULL), SG_EINVAL);
+  CHECK_EQ(sg_changed(NULL), SG_EINVAL);
+  CHECK_EQ(sg_node_destroy(NULL), SG_EINVAL);
+  CHECK_EQ(sg_rollback(NULL, 0), SG_EINVAL);
+  CHECK_EQ(sg_graph_free(NULL), SG_EINVAL);
+  CHECK_EQ(sg_stored_new(NULL, &info, &n), SG_EINVAL);
+  CHECK_EQ(sg_stored_new(g, &info, NULL), SG_EINVAL);
+  destroy_calls = 0;
+  CHECK_EQ(sg_computed_new(NULL, &info, run_nothing, NULL, count_destroy, &n), SG_EINVAL);
+  CHECK_EQ(sg_computed_new(g, &info, NULL, NULL, count_destroy, &n), SG_EINVAL);
+  CHECK_EQ(sg_computed_new(g, &info, run_nothing, NULL, count_destroy, NULL), SG_EINVAL);
+  CHECK_EQ(sg_effect_new(NULL, &info, run_nothing, NULL, count_destroy, &n), SG_EINVAL);
+  CHECK_EQ(sg_effect_new(g, &info, NULL, NULL, count_destroy, &n), SG_EINVAL);
+  CHECK_EQ(sg_effect_new(g, &info, run_nothing, NULL, count_destroy, NULL), SG_EINVAL);
+  CHECK_EQ(destroy_calls, 0); /* "on error `destroy` is not called" */
+  CHECK(n == NULL);           /* and *out is left alone */
+  /* the functions that return a value answer NULL with a neutral one */
+  CHECK_EQ(sg_node_version(NULL), 0);
+  CHECK_EQ(sg_graph_node_count(NULL), 0);
+  CHECK_EQ(sg_node_is_live(NULL), 0);
+  CHECK_EQ(sg_graph_node_count(g), 0);
+
+  /* NULL info is fine: the node introduces itself with "" */
+  CHECK_EQ(sg_stored_new(g, NULL, &n), SG_OK);
+  CHECK_STR(sg_node_name(n), "");
+  CHECK_STR(sg_node_file(n), "");
+  CHECK_EQ(sg_node_line(n), 0);
+  CHECK(sg_node_graph(n) == g);
+  CHECK_EQ(sg_node_destroy(n), SG_OK);
+  GRAPH_FREE(g);
+}
+
+TEST(misuse_stale_handles) {
+  sg_graph *g = sg_graph_new();
+  cell s, c;
+  sg_node *e = NULL;
+  STORED(&s, g, "s", 1);
+  COMPUTED(&c, g, "c", formula_copy, &s);
+  CHECK_EQ(sg_effect_new(g, NULL, run_nothing, NULL, NULL, &e), SG_OK);
+  CHECK_EQ(READ(&c), 1);
+  DESTROY(&c);
+  DESTROY(&s);
+  CHECK_EQ(sg_node_destroy(e), SG_OK);
+  /* no node is created from here on, so no handle's memory is reused */
+  sg_node *stale[] = {s.node, c.node, e};
+  for (int i = 0; i < 3; i++) {
+    CHECK_EQ(sg_read(stale[i]), SG_ESTALE);
+    CHECK_EQ(sg_changed(stale[i]), SG_ESTALE);
+    CHECK_EQ(sg_node_destroy(stale[i]), SG_ESTALE);
+    CHECK_EQ(sg_rollback(stale[i], 0), SG_ESTALE);
+    CHECK_EQ(sg_node_is_live(stale[i]), 0);
+  }
+  CHECK_EQ(c.destroyed, 1); /* the second destroy did not call it again */
+  GRAPH_FREE(g);
+}
+
+static int read_effect(cell *self) { /* reads whatever is in in[0] */
+  self->error = sg_read(self->in[0]->node);
+  return 0;
+}
+
+TEST(misuse_wrong_kind) {
+  sg_graph *g = sg_graph_new();
+  cell s, c, e, reader;
+  STORED(&s, g, "s", 1);
+  COMPUTED(&c, g, "c", formula_copy, &s);
+  EFFECT(&e, g, "e", formula_copy, &s);
+  CHECK_EQ(sg_changed(c.node), SG_EKIND);
+  CHECK_EQ(sg_changed(e.node), SG_EKIND);
+  CHECK_EQ(sg_read(e.node), SG_EKIND);
+  CHECK_EQ(sg_node_kind(s.node), SG_STORED);
+  CHECK_EQ(sg_node_kind(c.node), SG_COMPUTED);
+  CHECK_EQ(sg_node_kind(e.node), SG_EFFECT);
+  /* reading an effect from inside a compute: the same code, no edge */
+  memset(&reader, 0, sizeof reader);
+  reader.in[0] = &e;
+  reader.formula = read_effect;
+  sg_node_info info = {"reader", __FILE__, __LINE__};
+  CHECK_EQ(sg_computed_new(g, &info, cell_compute, &reader, NULL, &reader.node), SG_OK);
+  CHECK_EQ(sg_read(reader.node), SG_ECALLBACK); /* the formula failed with... */
+  CHECK_EQ(reader.error, SG_EKIND);             /* ...this */
+  CHECK_EQ(sg_node_source_count(reader.node), 0);
+  CHECK_EQ(sg_node_dependent_count(e.node), 0);
+  CHECK_EQ(e.runs, 1);
+  CHECK_EQ(sg_node_destroy(reader.node), SG_OK);
+  DESTROY(&e);
+  DESTROY(&c);
+  DESTROY(&s);
+  GRAPH_FREE(g);
+}
+
+TEST(misuse_unbalanced_ends) {
+  CHECK_EQ(sg_batch_depth(), 0);
+  CHECK_EQ(sg_batch_end(), SG_EBATCH);
+  CHECK_EQ(sg_batch_depth(), 0); /* nothing happened */
+  sg_batch_begin();
+  CHECK_EQ(sg_batch_end(), SG_OK);
+  CHECK_EQ(sg_batch_end(), SG_EBATCH);
+
+  CHECK_EQ(sg_untracked_end(), SG_EBATCH);
+  sg_untracked_begin();
+  sg_untracked_begin();
+  CHECK_EQ(sg_untracked_end(), SG_OK);
+  CHECK_EQ(sg_untracked_end(), SG_OK);
+  CHECK_EQ(sg_untracked_end(), SG_EBATCH);
+  CHECK(sg_current() == NULL);
+}
+
+/* Inside a callback the untracked depth belongs to the running node: an end
+ * without a begin in the same callback is refused even when the outside
+ * has one open. */
+static int formula_end_without_begin(cell *self) {
+  return sg_untracked_end(); /* the code becomes the value, for the test to see */
+}
+
+TEST(misuse_untracked_end_inside_callback) {
+  sg_graph *g = sg_graph_new();
+  cell c;
+  COMPUTED(&c, g, "c", formula_end_without_begin, NULL);
+  sg_untracked_begin(); /* outside, not the callback's */
+  CHECK_EQ(READ(&c), SG_EBATCH);
+  CHECK_EQ(sg_untracked_end(), SG_OK); /* the outside section is intact */
+  CHECK_EQ(sg_untracked_end(), SG_EBATCH);
+  DESTROY(&c);
+  GRAPH_FREE(g);
+}
+
+/* A compute in graph 1 that reads a node of graph 2. */
+typedef struct crossing {
+  cell base;
+  sg_node *foreign;
+  int rc;
+} crossing;
+
+static int formula_cross(cell *self) {
+  crossing *x = (crossing *)self;
+  x->rc = sg_read(x->foreign);
+  return 7; /* ignores the error: the run succeeds, nothing recorded */
+}
+
+TEST(misuse_other_graph_inside_compute) {
+  sg_graph *g1 = sg_graph_new(), *g2 = sg_graph_new();
+  cell foreign_stored, foreign_computed;
+  STORED(&foreign_stored, g2, "s2", 1);
+  COMPUTED(&foreign_computed, g2, "c2", formula_copy, &foreign_stored);
+  crossing x = {.foreign = foreign_stored.node};
+  COMPUTED(&x.base, g1, "x", formula_cross, NULL);
+  CHECK_EQ(READ(&x.base), 7);
+  CHECK_EQ(x.rc, SG_EGRAPH);
+  CHECK_EQ(sg_node_source_count(x.base.node), 0);
+  CHECK_EQ(sg_node_dependent_count(foreign_stored.node), 0);
+
+  x.foreign = foreign_computed.node; /* a computed: not even brought up to date */
+  DESTROY(&x.base);
+  COMPUTED(&x.base, g1, "x", formula_cross, NULL);
+  CHECK_EQ(READ(&x.base), 7);
+  CHECK_EQ(x.rc, SG_EGRAPH);
+  CHECK_EQ(foreign_computed.runs, 0);
+  CHECK_EQ(sg_node_source_count(x.base.node), 0);
+  /* from outside any callback, reading either graph is fine */
+  CHECK_EQ(READ(&foreign_computed), 1);
+
+  DESTROY(&x.base);
+  DESTROY(&foreign_computed);
+  DESTROY(&foreign_stored);
+  GRAPH_FREE(g1);
+  GRAPH_FREE(g2);
+}
+
+TEST(misuse_failing_callbacks) {
+  sg_graph *g = sg_graph_new();
+  int runs = 0;
+  sg_node *c = NULL, *e = NULL;
+  CHECK_EQ(sg_computed_new(g, NULL, run_fail, &runs, NULL, &c), SG_OK);
+  CHECK_EQ(sg_read(c), SG_ECALLBACK);
+  CHECK_EQ(sg_node_state(c), SG_DIRTY); /* stays stale: the next read tries again */
+  CHECK_EQ(sg_read(c), SG_ECALLBACK);
+  CHECK_EQ(runs, 2);
+  /* an effect whose first run fails exists all the same */
+  CHECK_EQ(sg_effect_new(g, NULL, run_fail, &runs, NULL, &e), SG_ECALLBACK);
+  CHECK(e != NULL);
+  CHECK_EQ(sg_node_is_live(e), 1);
+  CHECK_EQ(runs, 3);
+  CHECK_EQ(sg_graph_node_count(g), 2);
+  CHECK_EQ(sg_node_destroy(e), SG_OK);
+  CHECK_EQ(sg_node_destroy(c), SG_OK);
+  GRAPH_FREE(g);
+}
+
+TEST(misuse_strerror_and_version) {
+  static const int codes[] = {
+#define SG__CODE(name, value, message) name,
+    SG_ERRORS(SG__CODE)
+#undef SG__CODE
+  };
+  enum { N = sizeof codes / sizeof codes[0] };
+  CHECK_EQ(N, 9);
+  for (int i = 0; i < N; i++) {
+    CHECK(codes[i] < 0);
+    const char *text = sg_strerror(codes[i]);
+    CHECK(text != NULL && text[0] != 0);
+    CHECK(strcmp(text, sg_strerror(SG_OK)) != 0);
+    CHECK(strcmp(text, sg_strerror(-1000)) != 0);
+    for (int j = 0; j < i; j++) CHECK(strcmp(text, sg_strerror(codes[j])) != 0);
+  }
+  CHECK_STR(sg_strerror(SG_OK), "success");
+  CHECK_STR(sg_strerror(-1000), "unknown error");
+  CHECK_STR(sg_strerror(42), "unknown error");
+  CHECK_STR(sg_strerror(SG_ECYCLE), "dependency cycle");
+
+  CHECK_STR(sg_version(), SG_VERSION_STRING);
+  char built[32];
+  snprintf(built, sizeof built, "%d.%d.%d", SG_VERSION_MAJOR, SG_VERSION_MINOR,
+           SG_VERSION_PATCH);
+  CHECK_STR(sg_version(), built);
+}
