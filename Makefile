@@ -84,23 +84,56 @@ test-swift: deps
 test-tsan: deps
 	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread --filter Stress
 
-test: test-c test-c-asan test-c-valgrind test-swift test-tsan
+test: test-c test-c-asan test-c-valgrind test-examples test-install test-swift test-tsan
+
+# ---------------------------------------------------------------- examples
+
+SPREADSHEET_SRC := $(wildcard examples/spreadsheet/*.c)
+SPREADSHEET     := $(BUILD)/examples/spreadsheet
+
+.PHONY: examples test-examples test-install
+
+examples: core $(SPREADSHEET)
+
+$(SPREADSHEET): $(SPREADSHEET_SRC) $(wildcard examples/spreadsheet/*.h) $(STATIC)
+	mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) -I$(CORE)/include $(SPREADSHEET_SRC) $(STATIC) $(GLIB_LIBS) -lpthread -lm -o $@
+
+# Runs the spreadsheet on every examples/spreadsheet/tests/*.sheet and
+# compares its output with the .expected file next to it.
+test-examples: examples
+	examples/spreadsheet/tests/run.sh $(SPREADSHEET)
+
+# make install into a temporary prefix, build a program through pkg-config
+# (shared and static), run it, make uninstall, and check nothing is left.
+test-install: core
+	MAKE="$(MAKE)" Tests/CoreTests/install/test-install.sh
 
 # ---------------------------------------------------------------- install
 
-install: core
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libstategraph.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libstategraph.so.$(SOMAJOR)
-	ln -sf libstategraph.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libstategraph.so
-	install -m 644 $(CORE)/include/stategraph.h $(DESTDIR)$(PREFIX)/include/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' stategraph.pc.in \
-	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/stategraph.pc
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
+# Static and shared library (real name, soname and link-time symlinks), the
+# header, and stategraph.pc. DESTDIR stages the files for packaging: paths
+# inside stategraph.pc stay those of PREFIX.
+install: core
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
+	ln -sf libstategraph.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libstategraph.so.$(SOMAJOR)
+	ln -sf libstategraph.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libstategraph.so
+	install -m 644 $(CORE)/include/stategraph.h $(DESTDIR)$(INCLUDEDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	  -e 's|@VERSION@|$(VERSION)|' stategraph.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/stategraph.pc
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/stategraph.pc
+
+# Removes exactly what install put there; directories stay (they may be shared).
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/libstategraph.a $(DESTDIR)$(PREFIX)/lib/libstategraph.so* \
-	  $(DESTDIR)$(PREFIX)/include/stategraph.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/stategraph.pc
+	rm -f $(DESTDIR)$(LIBDIR)/libstategraph.a $(DESTDIR)$(LIBDIR)/libstategraph.so \
+	  $(DESTDIR)$(LIBDIR)/libstategraph.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libstategraph.so.$(VERSION) \
+	  $(DESTDIR)$(INCLUDEDIR)/stategraph.h $(DESTDIR)$(PKGCONFIGDIR)/stategraph.pc
 
 clean:
 	rm -rf $(BUILD)

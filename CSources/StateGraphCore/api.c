@@ -1,6 +1,10 @@
 /*
- * api.c — the public entry points. Each checks its arguments at the door and
- * then trusts the internal functions, which assume valid, live handles.
+ * api.c — the public entry points for creating, reading, writing and
+ * destroying nodes. Each checked one validates its arguments at the door
+ * (sg__enter: NULL, stale) and pins the node for the length of the call, so
+ * a destroy on another thread cannot free it underneath; then it trusts the
+ * internal functions, which assume valid, live handles. The *_unchecked
+ * variants skip the door: they are for bindings that own their handles.
  */
 #include "sg_internal.h"
 
@@ -17,12 +21,6 @@ const char *sg_strerror(int code) {
   }
 }
 
-#define CHECK_NODE(n)                               \
-  do {                                              \
-    if (!(n)) return SG_EINVAL;                     \
-    if (!sg__registry_contains(n)) return SG_ESTALE; \
-  } while (0)
-
 /* ------------------------------------------------------------- creation */
 
 static int create(sg_graph *g, sg_kind kind, const sg_node_info *info, sg_callback cb,
@@ -30,13 +28,18 @@ static int create(sg_graph *g, sg_kind kind, const sg_node_info *info, sg_callba
   if (!g || !out || (kind != SG_STORED && !cb)) return SG_EINVAL;
   sg_node *n = sg__node_new(g, kind, info);
   if (!n) return SG_ENOMEM;
+  if (!sg__registry_add_node(n)) { /* a freed graph */
+    g_free(n->name);
+    g_free(n->file);
+    g_free(n);
+    return SG_ESTALE;
+  }
   n->callback = cb;
   n->context = ctx;
   n->destroy = destroy;
   g_mutex_lock(&g->lock);
   g->live++;
   g->allocated++;
-  sg__registry_add(n);
   g_mutex_unlock(&g->lock);
   *out = n;
   return SG_OK;
@@ -64,24 +67,29 @@ int sg_effect_new(sg_graph *g, const sg_node_info *info, sg_callback run, void *
 }
 
 int sg_node_destroy(sg_node *n) {
-  CHECK_NODE(n);
+  int rc = sg__enter(n);
+  if (rc < 0) return rc;
   sg_graph *g = n->graph;
   g_mutex_lock(&g->lock);
-  int rc = SG_ESTALE;
+  rc = SG_ESTALE;
   if (!n->destroyed) { /* lost a race with another destroy otherwise */
     sg__destroy_locked(n);
     rc = SG_OK;
   }
   sg__unlock(g);
   sg__flush_if_outermost(sg__thread());
+  sg__unpin(n); /* usually the last reference: the destroy callback runs here */
   return rc;
 }
 
 /* -------------------------------------------------------------- reading */
 
 int sg_read(sg_node *n) {
-  CHECK_NODE(n);
-  return sg_read_unchecked(n);
+  int rc = sg__enter(n);
+  if (rc < 0) return rc;
+  rc = sg_read_unchecked(n);
+  sg__unpin(n);
+  return rc;
 }
 
 int sg_read_unchecked(sg_node *n) {
@@ -108,9 +116,11 @@ int sg_read_unchecked(sg_node *n) {
 /* -------------------------------------------------------------- writing */
 
 int sg_changed(sg_node *n) {
-  CHECK_NODE(n);
-  if (n->kind != SG_STORED) return SG_EKIND;
-  return sg_changed_unchecked(n);
+  int rc = sg__enter(n);
+  if (rc < 0) return rc;
+  rc = n->kind == SG_STORED ? sg_changed_unchecked(n) : SG_EKIND;
+  sg__unpin(n);
+  return rc;
 }
 
 int sg_changed_unchecked(sg_node *n) {
@@ -128,18 +138,25 @@ int sg_changed_unchecked(sg_node *n) {
 }
 
 int sg_node_set_watcher(sg_node *n, sg_callback watcher) {
-  CHECK_NODE(n);
-  if (n->kind != SG_COMPUTED) return SG_EKIND;
-  g_mutex_lock(&n->graph->lock);
-  n->watcher = watcher;
-  g_mutex_unlock(&n->graph->lock);
-  return SG_OK;
+  int rc = sg__enter(n);
+  if (rc < 0) return rc;
+  if (n->kind == SG_COMPUTED) {
+    g_mutex_lock(&n->graph->lock);
+    n->watcher = watcher;
+    g_mutex_unlock(&n->graph->lock);
+  } else {
+    rc = SG_EKIND;
+  }
+  sg__unpin(n);
+  return rc;
 }
 
 int sg_node_arm(sg_node *n) {
-  CHECK_NODE(n);
-  if (n->kind != SG_COMPUTED) return SG_EKIND;
-  return sg_node_arm_unchecked(n);
+  int rc = sg__enter(n);
+  if (rc < 0) return rc;
+  rc = n->kind == SG_COMPUTED ? sg_node_arm_unchecked(n) : SG_EKIND;
+  sg__unpin(n);
+  return rc;
 }
 
 /* Under the lock. A node that is already stale when armed was changed by a
@@ -175,18 +192,26 @@ int sg_read_arm_unchecked(sg_node *n) {
   return rc;
 }
 
-uint64_t sg_node_version(const sg_node *n) {
-  if (!n) return 0;
+/* ---------------------------------------------------------- transactions */
+
+uint64_t sg_node_version_unchecked(sg_node *n) {
   g_mutex_lock(&n->graph->lock);
   uint64_t v = n->version;
   g_mutex_unlock(&n->graph->lock);
   return v;
 }
 
-int sg_rollback(sg_node *n, uint64_t version) {
-  CHECK_NODE(n);
-  sg_graph *g = n->graph;
-  g_mutex_lock(&g->lock);
+int sg_node_version(sg_node *n, uint64_t *version) {
+  if (!version) return SG_EINVAL;
+  int rc = sg__enter(n);
+  if (rc < 0) return rc;
+  *version = sg_node_version_unchecked(n);
+  sg__unpin(n);
+  return SG_OK;
+}
+
+static int rollback_locked(sg_node *n, uint64_t version) {
+  if (n->destroyed) return SG_ESTALE;
   n->version = version;
   if (n->kind != SG_STORED) n->state = SG_CHECK;
   /* Dependents re-compare versions instead of trusting an earlier DIRTY:
@@ -194,49 +219,21 @@ int sg_rollback(sg_node *n, uint64_t version) {
   for (sg_link *l = n->dependents_head; l; l = l->next_dependent)
     if (l->target->state == SG_DIRTY) l->target->state = SG_CHECK;
   sg__mark_dependents(n, SG_CHECK);
-  sg__unlock(g);
-  sg__flush_if_outermost(sg__thread());
   return SG_OK;
 }
 
-/* -------------------------------------------------------- introspection */
-
-#define LOCKED_GET(type, n, expr)            \
-  do {                                       \
-    g_mutex_lock(&(n)->graph->lock);         \
-    type value = (expr);                     \
-    g_mutex_unlock(&(n)->graph->lock);       \
-    return value;                            \
-  } while (0)
-
-sg_kind sg_node_kind(const sg_node *n) { return n->kind; }
-sg_state sg_node_state(const sg_node *n) { LOCKED_GET(sg_state, n, n->state); }
-const char *sg_node_name(const sg_node *n) { return n->name; }
-const char *sg_node_file(const sg_node *n) { return n->file; }
-int sg_node_line(const sg_node *n) { return n->line; }
-sg_graph *sg_node_graph(const sg_node *n) { return n->graph; }
-uint64_t sg_node_run_count(const sg_node *n) { LOCKED_GET(uint64_t, n, n->run_count); }
-size_t sg_node_source_count(const sg_node *n) { LOCKED_GET(size_t, n, n->source_count); }
-size_t sg_node_dependent_count(const sg_node *n) {
-  LOCKED_GET(size_t, n, n->dependent_count);
+int sg_rollback(sg_node *n, uint64_t version) {
+  int rc = sg__enter(n);
+  if (rc < 0) return rc;
+  if (n->kind == SG_EFFECT) {
+    rc = SG_EKIND; /* an effect's version means nothing to anybody */
+  } else {
+    sg_graph *g = n->graph;
+    g_mutex_lock(&g->lock);
+    rc = rollback_locked(n, version);
+    sg__unlock(g);
+    sg__flush_if_outermost(sg__thread());
+  }
+  sg__unpin(n);
+  return rc;
 }
-
-size_t sg_node_sources(const sg_node *n, sg_node **out, size_t max) {
-  g_mutex_lock(&n->graph->lock);
-  size_t i = 0;
-  for (sg_link *l = n->sources_head; l; l = l->next_source, i++)
-    if (i < max) out[i] = l->source;
-  g_mutex_unlock(&n->graph->lock);
-  return i;
-}
-
-size_t sg_node_dependents(const sg_node *n, sg_node **out, size_t max) {
-  g_mutex_lock(&n->graph->lock);
-  size_t i = 0;
-  for (sg_link *l = n->dependents_head; l; l = l->next_dependent, i++)
-    if (i < max) out[i] = l->target;
-  g_mutex_unlock(&n->graph->lock);
-  return i;
-}
-
-int sg_node_is_live(const sg_node *n) { return n && sg__registry_contains(n); }

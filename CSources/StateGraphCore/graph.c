@@ -11,33 +11,6 @@
 
 #include <string.h>
 
-/* ------------------------------------------------------------- registry */
-
-/* Every live node of every graph, for checking handles at the door. A leaf
- * lock: taken alone or inside a graph lock, never the other way round. */
-static GMutex registry_lock;
-static GHashTable *registry;
-
-void sg__registry_add(sg_node *n) {
-  g_mutex_lock(&registry_lock);
-  if (!registry) registry = g_hash_table_new(g_direct_hash, g_direct_equal);
-  g_hash_table_add(registry, n);
-  g_mutex_unlock(&registry_lock);
-}
-
-void sg__registry_remove(sg_node *n) {
-  g_mutex_lock(&registry_lock);
-  g_hash_table_remove(registry, n);
-  g_mutex_unlock(&registry_lock);
-}
-
-bool sg__registry_contains(const sg_node *n) {
-  g_mutex_lock(&registry_lock);
-  bool found = registry && g_hash_table_contains(registry, n);
-  g_mutex_unlock(&registry_lock);
-  return found;
-}
-
 /* ---------------------------------------------------------------- graph */
 
 sg_graph *sg_graph_new(void) {
@@ -46,11 +19,13 @@ sg_graph *sg_graph_new(void) {
   g_mutex_init(&g->lock);
   g_cond_init(&g->released);
   g->scratch = g_ptr_array_new();
+  sg__registry_add_graph(g);
   return g;
 }
 
 int sg_graph_free(sg_graph *g) {
   if (!g) return SG_EINVAL;
+  if (!sg__registry_has_graph(g)) return SG_ESTALE;
   g_mutex_lock(&g->lock);
   /* A destroyed node may still sit in some thread's effect queue (a batch
    * not ended yet): freeing now would leave that queue a dangling graph. */
@@ -58,7 +33,8 @@ int sg_graph_free(sg_graph *g) {
     g_mutex_unlock(&g->lock);
     return SG_EBUSY;
   }
-  sg__unlock(g); /* frees what the graveyard still holds */
+  sg__registry_remove_graph(g); /* from here on the handle is stale */
+  sg__unlock(g);                 /* frees what the graveyard still holds */
   while (g->link_pool) {
     sg_link *next = g->link_pool->next_source;
     g_free(g->link_pool);
@@ -69,14 +45,6 @@ int sg_graph_free(sg_graph *g) {
   g_mutex_clear(&g->lock);
   g_free(g);
   return SG_OK;
-}
-
-size_t sg_graph_node_count(const sg_graph *g) {
-  if (!g) return 0;
-  g_mutex_lock((GMutex *)&g->lock);
-  size_t live = g->live;
-  g_mutex_unlock((GMutex *)&g->lock);
-  return live;
 }
 
 /* ----------------------------------------------------------------- nodes */
@@ -96,12 +64,25 @@ sg_node *sg__node_new(sg_graph *g, sg_kind kind, const sg_node_info *info) {
 
 void sg__ref(sg_node *n) { g_atomic_int_inc(&n->refs); }
 
+/* Under the lock: the node's memory is freed by the next sg__unlock. */
+static void bury(sg_node *n) {
+  n->graph->allocated--;
+  n->next_dead = n->graph->graveyard;
+  n->graph->graveyard = n;
+}
+
 void sg__unref(sg_node *n) {
-  if (g_atomic_int_dec_and_test(&n->refs)) {
-    n->graph->allocated--;
-    n->next_dead = n->graph->graveyard;
-    n->graph->graveyard = n;
-  }
+  if (g_atomic_int_dec_and_test(&n->refs)) bury(n);
+}
+
+/* The reference that reaches zero is the only one left, so deciding with the
+ * atomic alone is safe; the lock is needed only to bury. */
+void sg__unpin(sg_node *n) {
+  if (!g_atomic_int_dec_and_test(&n->refs)) return;
+  sg_graph *g = n->graph;
+  g_mutex_lock(&g->lock);
+  bury(n);
+  sg__unlock(g);
 }
 
 void sg__unlock(sg_graph *g) {
@@ -200,7 +181,7 @@ void sg__destroy_locked(sg_node *n) {
   sg_graph *g = n->graph;
   n->destroyed = true;
   g->live--;
-  sg__registry_remove(n);
+  sg__registry_remove_node(n);
   sg__mark_dependents(n, SG_DIRTY);
   for (sg_link *l = n->dependents_head, *next; l; l = next) {
     next = l->next_dependent;

@@ -14,7 +14,7 @@
  *            re-tracking allocates nothing in the steady state.
  *
  * Every field of a graph, node or link is guarded by its graph's lock, except
- * `refs` (atomic) and the immutable name/file/line/kind/graph.
+ * `refs` (atomic) and the immutable id/name/file/line/kind/graph.
  */
 #ifndef SG_INTERNAL_H
 #define SG_INTERNAL_H
@@ -42,6 +42,7 @@ struct sg_link {
 
 struct sg_node {
   sg_graph *graph;
+  uint64_t id; /* unique in the process, never reused (registry.c) */
   sg_kind kind;
   sg_state state;
   bool has_run;   /* computed/effect: callback completed at least once */
@@ -117,20 +118,40 @@ typedef struct sg_walk_entry {
   uint32_t marks;  /* node->marks when verification began */
 } sg_walk_entry;
 
-/* ---- graph.c: nodes, links, registry, memory */
+/* ---- registry.c: which handles are live (checks at the door) */
+bool sg__registry_add_node(sg_node *n); /* false: n->graph is not live */
+void sg__registry_remove_node(sg_node *n);
+/* Live node (and, when id != 0, the one with this id): pins it with a
+ * reference, so it stays allocated until sg__unpin, and returns true. */
+bool sg__registry_pin(sg_node *n, uint64_t id);
+bool sg__registry_has_node(const sg_node *n, uint64_t id);
+void sg__registry_add_graph(sg_graph *g);
+bool sg__registry_has_graph(const sg_graph *g);
+void sg__registry_remove_graph(sg_graph *g);
+
+/* The door every checked entry point goes through: SG_EINVAL for NULL,
+ * SG_ESTALE for a handle that names no live node; on SG_OK the node is
+ * pinned and the caller must sg__unpin it (with no graph lock held). */
+static inline int sg__enter(sg_node *n) {
+  if (!n) return SG_EINVAL;
+  return sg__registry_pin(n, 0) ? SG_OK : SG_ESTALE;
+}
+
+/* ---- graph.c: nodes, links, memory */
 sg_node *sg__node_new(sg_graph *g, sg_kind kind, const sg_node_info *info);
 void sg__ref(sg_node *n);
 void sg__unref(sg_node *n); /* under lock; a dead node goes to the graveyard */
+void sg__unpin(sg_node *n); /* sg__unref without the lock held */
 void sg__unlock(sg_graph *g); /* unlocks, then frees the graveyard */
-bool sg__registry_contains(const sg_node *n);
-void sg__registry_add(sg_node *n);
-void sg__registry_remove(sg_node *n);
 sg_link *sg__link_new(sg_graph *g, sg_node *source, sg_node *target);
 void sg__link_free(sg_graph *g, sg_link *l); /* unlinks both sides */
 void sg__source_list_remove(sg_node *target, sg_link *l);
 void sg__source_list_insert_before(sg_node *target, sg_link *l, sg_link *before);
 void sg__unlink_sources(sg_node *n);
 void sg__destroy_locked(sg_node *n);
+
+/* ---- introspect.c: describing nodes (also for whole-graph snapshots) */
+void sg__describe_locked(sg_node *n, sg_node_description *out);
 
 /* ---- tracking.c: thread state, frames, recording reads */
 sg_thread *sg__thread(void);

@@ -151,6 +151,28 @@ void graph_free_at(sg_graph *g, const char *file, int line);
 #define GRAPH_FREE(g) graph_free_at(g, __FILE__, __LINE__) /* expects SG_OK */
 #define IN(self, i) cell_in(self, (self)->in[i])
 
+/* Introspection in one expression. Each wraps the checked int-returning
+ * call, fails the test (at the caller's line) when it does not return
+ * SG_OK, and then yields an impossible value (all bits set) so the
+ * enclosing CHECK fails too. */
+sg_node_description describe_at(sg_node *n, const char *file, int line);
+size_t node_count_at(sg_graph *g, const char *file, int line);
+size_t edges_at(sg_node *n, int dependents, sg_node **out, size_t max, const char *file,
+                int line);
+
+#define DESCRIBE(n) describe_at(n, __FILE__, __LINE__)
+#define STATE(n) (DESCRIBE(n).state)
+#define KIND(n) (DESCRIBE(n).kind)
+#define RUN_COUNT(n) (DESCRIBE(n).run_count)
+#define NODE_VERSION(n) (DESCRIBE(n).version)
+#define SOURCE_COUNT(n) (DESCRIBE(n).source_count)
+#define DEPENDENT_COUNT(n) (DESCRIBE(n).dependent_count)
+#define NODE_COUNT(g) node_count_at(g, __FILE__, __LINE__)
+/* How many sources/dependents in all; copies up to max into out. */
+#define SOURCES(n, out, max) edges_at(n, 0, out, max, __FILE__, __LINE__)
+#define DEPENDENTS(n, out, max) edges_at(n, 1, out, max, __FILE__, __LINE__)
+#define IS_LIVE(n) (sg_node_check(n, 0) == SG_OK)
+
 /* A cell whose formula copies in[0] but fails (SG_EINVAL) while `fail` is
  * set: for tests of failing callbacks. */
 typedef struct flaky {

@@ -99,6 +99,37 @@ void graph_free_at(sg_graph *g, const char *file, int line) {
   if (rc != SG_OK) harness_fail(file, line, "sg_graph_free: %s", sg_strerror(rc));
 }
 
+/* ------------------------------------------------------------ introspection */
+
+sg_node_description describe_at(sg_node *n, const char *file, int line) {
+  sg_node_description d;
+  int rc = sg_node_describe(n, &d);
+  if (rc != SG_OK) {
+    harness_fail(file, line, "sg_node_describe: %s", sg_strerror(rc));
+    memset(&d, 0xff, sizeof d);
+  }
+  return d;
+}
+
+size_t node_count_at(sg_graph *g, const char *file, int line) {
+  size_t count;
+  int rc = sg_graph_node_count(g, &count);
+  if (rc == SG_OK) return count;
+  harness_fail(file, line, "sg_graph_node_count: %s", sg_strerror(rc));
+  return (size_t)-1;
+}
+
+size_t edges_at(sg_node *n, int dependents, sg_node **out, size_t max, const char *file,
+                int line) {
+  size_t count;
+  int rc = dependents ? sg_node_dependents(n, out, max, &count)
+                      : sg_node_sources(n, out, max, &count);
+  if (rc == SG_OK) return count;
+  harness_fail(file, line, "sg_node_%s: %s", dependents ? "dependents" : "sources",
+               sg_strerror(rc));
+  return (size_t)-1;
+}
+
 /* ----------------------------------------------------------------- formulas */
 
 int formula_copy(cell *self) { return IN(self, 0); }

@@ -13,7 +13,7 @@ static void run_chain(int n) {
   STORED(&chain[0], g, "head", 1);
   for (int i = 1; i < n; i++) COMPUTED(&chain[i], g, "link", formula_plus1, &chain[i - 1]);
   cell *last = &chain[n - 1];
-  CHECK_EQ(sg_graph_node_count(g), n);
+  CHECK_EQ(NODE_COUNT(g), n);
 
   CHECK_EQ(READ(last), n); /* 1 + (n - 1) */
   for (int i = 1; i < n; i++)
@@ -22,17 +22,17 @@ static void run_chain(int n) {
       CHECK_EQ(chain[i].value, i + 1);
       break; /* one report, not a hundred thousand */
     }
-  CHECK_EQ(sg_node_dependent_count(chain[0].node), 1);
-  CHECK_EQ(sg_node_source_count(last->node), 1);
+  CHECK_EQ(DEPENDENT_COUNT(chain[0].node), 1);
+  CHECK_EQ(SOURCE_COUNT(last->node), 1);
 
   SET(&chain[0], 1000);
-  CHECK_EQ(sg_node_state(chain[1].node), SG_DIRTY);
-  CHECK_EQ(sg_node_state(last->node), SG_CHECK); /* marking reached the end */
+  CHECK_EQ(STATE(chain[1].node), SG_DIRTY);
+  CHECK_EQ(STATE(last->node), SG_CHECK); /* marking reached the end */
   CHECK_EQ(READ(last), 1000 + n - 1);
   int wrong = 0;
   for (int i = 1; i < n; i++) wrong += chain[i].runs != 2;
   CHECK_EQ(wrong, 0);
-  CHECK_EQ(sg_node_run_count(chain[n / 2].node), 2);
+  CHECK_EQ(RUN_COUNT(chain[n / 2].node), 2);
   CHECK_EQ(READ(&chain[n / 2]), 1000 + n / 2);
   CHECK_EQ(chain[n / 2].runs, 2);
 
@@ -41,7 +41,7 @@ static void run_chain(int n) {
   int destroyed = 0;
   for (int i = 1; i < n; i++) destroyed += chain[i].destroyed;
   CHECK_EQ(destroyed, n - 1);
-  CHECK_EQ(sg_graph_node_count(g), 0);
+  CHECK_EQ(NODE_COUNT(g), 0);
   free(chain);
   GRAPH_FREE(g);
 }

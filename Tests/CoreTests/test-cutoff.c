@@ -11,14 +11,14 @@ TEST(cutoff_stops_dependents) {
   COMPUTED(&b, g, "b.sign", formula_sign, &a); /* 5, 6, 7 all give 1 */
   COMPUTED(&c, g, "c", formula_plus1, &b);
   CHECK_EQ(READ(&c), 2);
-  uint64_t b_version = sg_node_version(b.node);
+  uint64_t b_version = NODE_VERSION(b.node);
 
   SET(&a, 6);
   CHECK_EQ(READ(&c), 2);
   CHECK_EQ(b.runs, 2); /* b had to look */
   CHECK_EQ(c.runs, 1); /* c did not: b's value was equal */
-  CHECK_EQ(sg_node_version(b.node), b_version);
-  CHECK_EQ(sg_node_state(c.node), SG_CLEAN);
+  CHECK_EQ(NODE_VERSION(b.node), b_version);
+  CHECK_EQ(STATE(c.node), SG_CLEAN);
 
   SET(&a, -3); /* now the sign flips: c runs */
   CHECK_EQ(READ(&c), 0);

@@ -25,9 +25,9 @@ TEST(cycle_self_read) {
   CHECK_EQ(self.error, SG_ECYCLE);
   CHECK_STR(sg_last_cycle(), "self (sheet.c:10) -> self (sheet.c:10)");
   CHECK_EQ(self.runs, 1);
-  CHECK_EQ(sg_node_state(self.node), SG_DIRTY);
-  CHECK_EQ(sg_node_source_count(self.node), 0); /* a failed read records nothing */
-  CHECK_EQ(sg_node_dependent_count(self.node), 0);
+  CHECK_EQ(STATE(self.node), SG_DIRTY);
+  CHECK_EQ(SOURCE_COUNT(self.node), 0); /* a failed read records nothing */
+  CHECK_EQ(DEPENDENT_COUNT(self.node), 0);
   /* again: same answer, no hang */
   CHECK_EQ(sg_read(self.node), SG_ECYCLE);
   CHECK_EQ(self.runs, 2);
@@ -56,8 +56,8 @@ TEST(cycle_self_read_other_returns) {
   CHECK_STR(sg_last_cycle(), "a (sheet.c:20) -> a (sheet.c:20)");
   computed_at_line(&b, g, "b", formula_ignore_cycle, 21, NULL);
   CHECK_EQ(READ(&b), 42);
-  CHECK_EQ(sg_node_state(b.node), SG_CLEAN);
-  CHECK_EQ(sg_node_source_count(b.node), 0);
+  CHECK_EQ(STATE(b.node), SG_CLEAN);
+  CHECK_EQ(SOURCE_COUNT(b.node), 0);
   CHECK_STR(sg_last_cycle(), "b (sheet.c:21) -> b (sheet.c:21)");
   DESTROY(&a);
   DESTROY(&b);
@@ -88,8 +88,8 @@ TEST(cycle_three_nodes_named_in_order) {
   CHECK_EQ(a.base.runs + b.base.runs + c.base.runs, 6);
   link_cell *all[] = {&a, &b, &c};
   for (int i = 0; i < 3; i++) {
-    CHECK_EQ(sg_node_state(all[i]->base.node), SG_DIRTY);
-    CHECK_EQ(sg_node_source_count(all[i]->base.node), 0);
+    CHECK_EQ(STATE(all[i]->base.node), SG_DIRTY);
+    CHECK_EQ(SOURCE_COUNT(all[i]->base.node), 0);
   }
 
   /* break the loop: c reads a stored x instead of a */
@@ -102,7 +102,7 @@ TEST(cycle_three_nodes_named_in_order) {
   SET(&x, 200);
   CHECK_EQ(READ(&a.base), 203);
   CHECK_EQ(a.base.runs + b.base.runs + c.base.runs, 12);
-  CHECK_EQ(sg_node_source_count(c.base.node), 1);
+  CHECK_EQ(SOURCE_COUNT(c.base.node), 1);
 
   /* and close it again through a write: the cycle is found again */
   c.exit = NULL;

@@ -14,24 +14,24 @@ TEST(destroy_computed_leaves_source_lists) {
   COMPUTED(&b, g, "b", formula_double, &a);
   COMPUTED(&c, g, "c", formula_plus1, &a);
   CHECK_EQ(READ(&b) + READ(&c), 4);
-  CHECK_EQ(sg_node_dependent_count(a.node), 2);
-  CHECK_EQ(sg_graph_node_count(g), 3);
+  CHECK_EQ(DEPENDENT_COUNT(a.node), 2);
+  CHECK_EQ(NODE_COUNT(g), 3);
 
   DESTROY(&b);
   CHECK_EQ(b.destroyed, 1);
-  CHECK_EQ(sg_node_dependent_count(a.node), 1);
+  CHECK_EQ(DEPENDENT_COUNT(a.node), 1);
   sg_node *left[2];
-  CHECK_EQ(sg_node_dependents(a.node, left, 2), 1);
+  CHECK_EQ(DEPENDENTS(a.node, left, 2), 1);
   CHECK(left[0] == c.node);
-  CHECK_EQ(sg_graph_node_count(g), 2);
-  CHECK_EQ(sg_node_is_live(b.node), 0);
+  CHECK_EQ(NODE_COUNT(g), 2);
+  CHECK_EQ(IS_LIVE(b.node), 0);
   SET(&a, 2); /* reaches c only */
   CHECK_EQ(READ(&c), 3);
   CHECK_EQ(b.runs, 1);
   CHECK_EQ(b.destroyed, 1);
 
   DESTROY(&c);
-  CHECK_EQ(sg_node_dependent_count(a.node), 0);
+  CHECK_EQ(DEPENDENT_COUNT(a.node), 0);
   DESTROY(&a);
   CHECK_EQ(c.destroyed, 1);
   GRAPH_FREE(g);
@@ -45,29 +45,29 @@ TEST(destroy_source_marks_dependents_dirty) {
   COMPUTED(&b, g, "b", formula_sum, &x, &a); /* reads x, then a */
   COMPUTED(&c, g, "c", formula_plus1, &b);
   CHECK_EQ(READ(&c), 12);
-  CHECK_EQ(sg_node_source_count(b.node), 2);
+  CHECK_EQ(SOURCE_COUNT(b.node), 2);
 
   DESTROY(&a);
-  CHECK_EQ(sg_node_state(b.node), SG_DIRTY); /* an input is gone */
-  CHECK_EQ(sg_node_state(c.node), SG_CHECK);
-  CHECK_EQ(sg_node_source_count(b.node), 1);
-  CHECK_EQ(sg_node_dependent_count(x.node), 1);
-  CHECK_EQ(sg_graph_node_count(g), 3);
+  CHECK_EQ(STATE(b.node), SG_DIRTY); /* an input is gone */
+  CHECK_EQ(STATE(c.node), SG_CHECK);
+  CHECK_EQ(SOURCE_COUNT(b.node), 1);
+  CHECK_EQ(DEPENDENT_COUNT(x.node), 1);
+  CHECK_EQ(NODE_COUNT(g), 3);
 
   /* b's formula still reads a: the stale read fails the run */
   CHECK_EQ(sg_read(b.node), SG_ECALLBACK);
   CHECK_EQ(b.error, SG_ESTALE);
-  CHECK_EQ(sg_node_state(b.node), SG_DIRTY);
+  CHECK_EQ(STATE(b.node), SG_DIRTY);
   /* c's refresh brings b up to date first; b fails again, c never runs */
   CHECK_EQ(sg_read(c.node), SG_ECALLBACK);
   CHECK_EQ(b.runs, 3);
   CHECK_EQ(c.runs, 1);
-  CHECK_EQ(sg_node_state(c.node), SG_CHECK);
+  CHECK_EQ(STATE(c.node), SG_CHECK);
 
   /* the program stops reading a: all is well again */
   b.in[1] = NULL;
   CHECK_EQ(READ(&c), 2);
-  CHECK_EQ(sg_node_source_count(b.node), 1);
+  CHECK_EQ(SOURCE_COUNT(b.node), 1);
   CHECK_EQ(b.runs, 4);
   CHECK_EQ(c.runs, 2);
 
@@ -87,11 +87,11 @@ TEST(destroy_middle_of_chain) {
   COMPUTED(&c, g, "c", formula_plus1, &b);
   CHECK_EQ(READ(&c), 3);
   DESTROY(&b);
-  CHECK_EQ(sg_node_dependent_count(a.node), 0);
-  CHECK_EQ(sg_node_source_count(c.node), 0);
-  CHECK_EQ(sg_node_state(c.node), SG_DIRTY);
+  CHECK_EQ(DEPENDENT_COUNT(a.node), 0);
+  CHECK_EQ(SOURCE_COUNT(c.node), 0);
+  CHECK_EQ(STATE(c.node), SG_DIRTY);
   SET(&a, 5); /* reaches nobody */
-  CHECK_EQ(sg_node_state(c.node), SG_DIRTY);
+  CHECK_EQ(STATE(c.node), SG_DIRTY);
   CHECK_EQ(c.runs, 1);
   CHECK_EQ(b.destroyed, 1);
   DESTROY(&c);
@@ -114,8 +114,8 @@ TEST(destroy_source_of_effect_reruns_it) {
   DESTROY(&b);
   CHECK_EQ(e.runs, 2);
   CHECK_EQ(e.value, -1);
-  CHECK_EQ(sg_node_source_count(e.node), 0);
-  CHECK_EQ(sg_node_dependent_count(a.node), 0);
+  CHECK_EQ(SOURCE_COUNT(e.node), 0);
+  CHECK_EQ(DEPENDENT_COUNT(a.node), 0);
   DESTROY(&e);
   DESTROY(&a);
   CHECK_EQ(b.destroyed + e.destroyed, 2);
@@ -142,9 +142,9 @@ TEST(destroy_computed_inside_own_callback) {
   CHECK_EQ(b.runs, 2);
   CHECK_EQ(b.value, 2);
   CHECK_EQ(b.destroyed, 1);
-  CHECK_EQ(sg_node_dependent_count(a.node), 0);
+  CHECK_EQ(DEPENDENT_COUNT(a.node), 0);
   CHECK_EQ(sg_read(b.node), SG_ESTALE);
-  CHECK_EQ(sg_graph_node_count(g), 1);
+  CHECK_EQ(NODE_COUNT(g), 1);
   DESTROY(&a);
   GRAPH_FREE(g);
 }
@@ -159,10 +159,10 @@ TEST(destroy_graph_free_busy_until_empty) {
   CHECK_EQ(sg_graph_free(g), SG_EBUSY);
   DESTROY(&a);
   CHECK_EQ(sg_graph_free(g), SG_EBUSY); /* b is still there */
-  CHECK_EQ(sg_graph_node_count(g), 1);
+  CHECK_EQ(NODE_COUNT(g), 1);
   DESTROY(&b);
   CHECK_EQ(b.destroyed, 1);
-  CHECK_EQ(sg_graph_node_count(g), 0);
+  CHECK_EQ(NODE_COUNT(g), 0);
   CHECK_EQ(sg_graph_free(g), SG_OK);
   /* destroy callbacks ran once each, never again with the graph gone */
   CHECK_EQ(b.destroyed, 1);
@@ -180,7 +180,7 @@ TEST(destroy_graph_free_busy_while_effect_queued) {
   SET(&s, 2); /* queues e on this thread */
   DESTROY(&e);
   DESTROY(&s);
-  CHECK_EQ(sg_graph_node_count(g), 0);
+  CHECK_EQ(NODE_COUNT(g), 0);
   CHECK_EQ(sg_graph_free(g), SG_EBUSY);
   CHECK_EQ(e.destroyed, 0); /* the queue still holds it */
   CHECK_EQ(sg_batch_end(), SG_OK);
@@ -240,6 +240,6 @@ TEST(destroy_callback_may_call_into_graph) {
   CHECK_EQ(sg_node_destroy(r.base.node), SG_OK);
   CHECK_EQ(r.base.destroyed, 1);
   CHECK_EQ(r.other_rc, SG_OK);
-  CHECK_EQ(sg_graph_node_count(g), 0);
+  CHECK_EQ(NODE_COUNT(g), 0);
   GRAPH_FREE(g);
 }

@@ -35,8 +35,8 @@ TEST(diamond_each_node_once_no_glitch) {
   COMPUTED(&c, g, "c", formula_triple, &a);
   COMPUTED(&d.base, g, "d", formula_pair, &b, &c);
   CHECK_EQ(READ(&d.base), 5);
-  CHECK_EQ(sg_node_dependent_count(a.node), 2);
-  CHECK_EQ(sg_node_source_count(d.base.node), 2);
+  CHECK_EQ(DEPENDENT_COUNT(a.node), 2);
+  CHECK_EQ(SOURCE_COUNT(d.base.node), 2);
 
   for (int v = 2; v <= 10; v++) {
     SET(&a, v);
@@ -124,8 +124,8 @@ TEST(diamond_wide_100) {
   COMPUTED(&sink.base, g, "sink", formula_wide_sum, NULL);
   const int offsets = WIDE * (WIDE - 1) / 2;
   CHECK_EQ(READ(&sink.base), offsets);
-  CHECK_EQ(sg_node_dependent_count(a.node), WIDE);
-  CHECK_EQ(sg_node_source_count(sink.base.node), WIDE);
+  CHECK_EQ(DEPENDENT_COUNT(a.node), WIDE);
+  CHECK_EQ(SOURCE_COUNT(sink.base.node), WIDE);
 
   for (int v = 1; v <= 5; v++) {
     SET(&a, v);

@@ -18,27 +18,27 @@ TEST(dynamic_branch_switch_drops_source) {
   COMPUTED(&pick, g, "pick", formula_pick, &cond, &x, &y);
   CHECK_EQ(READ(&pick), 10);
   sg_node *sources[4];
-  CHECK_EQ(sg_node_sources(pick.node, sources, 4), 2);
+  CHECK_EQ(SOURCES(pick.node, sources, 4), 2);
   CHECK(sources[0] == cond.node && sources[1] == x.node); /* in read order */
-  CHECK_EQ(sg_node_dependent_count(y.node), 0);
+  CHECK_EQ(DEPENDENT_COUNT(y.node), 0);
 
   SET(&y, 21); /* not read yet: no effect at all */
-  CHECK_EQ(sg_node_state(pick.node), SG_CLEAN);
+  CHECK_EQ(STATE(pick.node), SG_CLEAN);
   CHECK_EQ(READ(&pick), 10);
   CHECK_EQ(pick.runs, 1);
 
   SET(&cond, 0);
   CHECK_EQ(READ(&pick), 21);
   CHECK_EQ(pick.runs, 2);
-  CHECK_EQ(sg_node_sources(pick.node, sources, 4), 2);
+  CHECK_EQ(SOURCES(pick.node, sources, 4), 2);
   CHECK(sources[0] == cond.node && sources[1] == y.node);
-  CHECK_EQ(sg_node_dependent_count(x.node), 0);
-  CHECK_EQ(sg_node_dependent_count(y.node), 1);
-  CHECK_EQ(sg_node_dependent_count(cond.node), 1);
+  CHECK_EQ(DEPENDENT_COUNT(x.node), 0);
+  CHECK_EQ(DEPENDENT_COUNT(y.node), 1);
+  CHECK_EQ(DEPENDENT_COUNT(cond.node), 1);
 
   SET(&x, 11); /* dropped source: pick is not even marked */
   SET(&x, 12);
-  CHECK_EQ(sg_node_state(pick.node), SG_CLEAN);
+  CHECK_EQ(STATE(pick.node), SG_CLEAN);
   CHECK_EQ(READ(&pick), 21);
   CHECK_EQ(pick.runs, 2);
 
@@ -49,8 +49,8 @@ TEST(dynamic_branch_switch_drops_source) {
   SET(&cond, 1); /* and back */
   CHECK_EQ(READ(&pick), 12);
   CHECK_EQ(pick.runs, 4);
-  CHECK_EQ(sg_node_dependent_count(x.node), 1);
-  CHECK_EQ(sg_node_dependent_count(y.node), 0);
+  CHECK_EQ(DEPENDENT_COUNT(x.node), 1);
+  CHECK_EQ(DEPENDENT_COUNT(y.node), 0);
   SET(&y, 23);
   CHECK_EQ(READ(&pick), 12);
   CHECK_EQ(pick.runs, 4);
@@ -82,10 +82,10 @@ TEST(dynamic_source_count_follows_reads) {
   for (int i = 0; i < 6; i++) {
     SET(&count, counts[i]);
     CHECK_EQ(READ(&sum), sums[i]);
-    CHECK_EQ(sg_node_source_count(sum.node), 1 + counts[i]);
-    CHECK_EQ(sg_node_dependent_count(p.node), counts[i] >= 1);
-    CHECK_EQ(sg_node_dependent_count(q.node), counts[i] >= 2);
-    CHECK_EQ(sg_node_dependent_count(r.node), counts[i] >= 3);
+    CHECK_EQ(SOURCE_COUNT(sum.node), 1 + counts[i]);
+    CHECK_EQ(DEPENDENT_COUNT(p.node), counts[i] >= 1);
+    CHECK_EQ(DEPENDENT_COUNT(q.node), counts[i] >= 2);
+    CHECK_EQ(DEPENDENT_COUNT(r.node), counts[i] >= 3);
   }
   CHECK_EQ(sum.runs, 6);
   DESTROY(&sum);

@@ -33,24 +33,24 @@ TEST(edges_same_source_30_reads_one_edge) {
   STORED(&s, g, "s", 2);
   COMPUTED(&r.base, g, "r", formula_read_listed, NULL);
   CHECK_EQ(READ(&r.base), 60);
-  CHECK_EQ(sg_node_source_count(r.base.node), 1);
-  CHECK_EQ(sg_node_dependent_count(s.node), 1);
+  CHECK_EQ(SOURCE_COUNT(r.base.node), 1);
+  CHECK_EQ(DEPENDENT_COUNT(s.node), 1);
   for (int v = 3; v < 6; v++) { /* re-runs: still one edge */
     SET(&s, v);
     CHECK_EQ(READ(&r.base), 30 * v);
-    CHECK_EQ(sg_node_source_count(r.base.node), 1);
-    CHECK_EQ(sg_node_dependent_count(s.node), 1);
+    CHECK_EQ(SOURCE_COUNT(r.base.node), 1);
+    CHECK_EQ(DEPENDENT_COUNT(s.node), 1);
   }
   CHECK_EQ(r.base.runs, 4);
   DESTROY(&r.base);
-  CHECK_EQ(sg_node_dependent_count(s.node), 0);
+  CHECK_EQ(DEPENDENT_COUNT(s.node), 0);
   DESTROY(&s);
   GRAPH_FREE(g);
 }
 
 static void check_edges(cell *sources, reader *r, int distinct, const int *expected_deps) {
-  CHECK_EQ(sg_node_source_count(r->base.node), distinct);
-  for (int i = 0; i < MANY; i++) CHECK_EQ(sg_node_dependent_count(sources[i].node), expected_deps[i]);
+  CHECK_EQ(SOURCE_COUNT(r->base.node), distinct);
+  for (int i = 0; i < MANY; i++) CHECK_EQ(DEPENDENT_COUNT(sources[i].node), expected_deps[i]);
 }
 
 TEST(edges_many_sources_read_twice_hash_path) {
@@ -82,7 +82,7 @@ TEST(edges_many_sources_read_twice_hash_path) {
   CHECK_EQ(READ(&r.base), 2 * (sum + 100 - (MANY - 1)));
   CHECK_EQ(r.base.runs, 3);
   DESTROY(&r.base);
-  for (int i = 0; i < MANY; i++) CHECK_EQ(sg_node_dependent_count(s[i].node), 0);
+  for (int i = 0; i < MANY; i++) CHECK_EQ(DEPENDENT_COUNT(s[i].node), 0);
   for (int i = 0; i < MANY; i++) DESTROY(&s[i]);
   GRAPH_FREE(g);
 }
@@ -101,7 +101,7 @@ TEST(edges_reordered_reads_keep_counts) {
   CHECK_EQ(READ(&r.base), 2 * ((1 << MANY) - 1));
   check_edges(s, &r, MANY, deps);
   sg_node *listed[MANY];
-  CHECK_EQ(sg_node_sources(r.base.node, listed, MANY), MANY);
+  CHECK_EQ(SOURCES(r.base.node, listed, MANY), MANY);
   for (int i = 0; i < MANY; i++) CHECK(listed[i] == s[i].node);
 
   /* run 2: backward, three rounds: the links are moved, not duplicated */
@@ -111,7 +111,7 @@ TEST(edges_reordered_reads_keep_counts) {
   SET(&s[0], 0);
   CHECK_EQ(READ(&r.base), 3 * ((1 << MANY) - 2));
   check_edges(s, &r, MANY, deps);
-  CHECK_EQ(sg_node_sources(r.base.node, listed, MANY), MANY);
+  CHECK_EQ(SOURCES(r.base.node, listed, MANY), MANY);
   for (int i = 0; i < MANY; i++) CHECK(listed[i] == s[MANY - 1 - i].node); /* read order */
 
   /* run 3: only the even ones, odd-first shuffle of them: odd edges go */
@@ -128,7 +128,7 @@ TEST(edges_reordered_reads_keep_counts) {
 
   /* a write to a dropped source no longer reaches r */
   SET(&s[1], 0);
-  CHECK_EQ(sg_node_state(r.base.node), SG_CLEAN);
+  CHECK_EQ(STATE(r.base.node), SG_CLEAN);
   CHECK_EQ(READ(&r.base), 2 * even);
 
   /* run 4: all again, interleaved duplicates far apart */
@@ -145,7 +145,7 @@ TEST(edges_reordered_reads_keep_counts) {
   CHECK_EQ(r.base.runs, 4);
 
   DESTROY(&r.base);
-  for (int i = 0; i < MANY; i++) CHECK_EQ(sg_node_dependent_count(s[i].node), 0);
+  for (int i = 0; i < MANY; i++) CHECK_EQ(DEPENDENT_COUNT(s[i].node), 0);
   for (int i = 0; i < MANY; i++) DESTROY(&s[i]);
   GRAPH_FREE(g);
 }

@@ -37,8 +37,8 @@ TEST(effects_run_at_creation_and_per_write) {
   EFFECT(&e.base, g, "e", formula_log, &s);
   CHECK_EQ(e.base.runs, 1); /* right away, to learn what it reads */
   CHECK_EQ(e.base.value, 1);
-  CHECK_EQ(sg_node_kind(e.base.node), SG_EFFECT);
-  CHECK_EQ(sg_node_source_count(e.base.node), 1);
+  CHECK_EQ(KIND(e.base.node), SG_EFFECT);
+  CHECK_EQ(SOURCE_COUNT(e.base.node), 1);
   for (int v = 2; v <= 6; v++) {
     SET(&s, v);
     CHECK_EQ(e.base.runs, v); /* before sg_changed returned */
@@ -203,13 +203,13 @@ TEST(effects_destroy_self_inside_callback) {
   logged e = {.tag = 'e', .log = log, .also = also_destroy_self_on_second_run};
   STORED(&s, g, "s", 1);
   EFFECT(&e.base, g, "e", formula_log, &s);
-  CHECK_EQ(sg_graph_node_count(g), 2);
+  CHECK_EQ(NODE_COUNT(g), 2);
   SET(&s, 2); /* runs, destroys itself */
   CHECK_EQ(e.base.runs, 2);
   CHECK_EQ(e.base.destroyed, 1); /* once, by the time the write returned */
-  CHECK_EQ(sg_node_is_live(e.base.node), 0);
-  CHECK_EQ(sg_graph_node_count(g), 1);
-  CHECK_EQ(sg_node_dependent_count(s.node), 0);
+  CHECK_EQ(IS_LIVE(e.base.node), 0);
+  CHECK_EQ(NODE_COUNT(g), 1);
+  CHECK_EQ(DEPENDENT_COUNT(s.node), 0);
   SET(&s, 3);
   CHECK_EQ(e.base.runs, 2);
   CHECK_EQ(e.base.destroyed, 1);
@@ -238,7 +238,7 @@ TEST(effects_destroyed_while_queued_does_not_run) {
   CHECK_STR(log, "121");
   CHECK_EQ(e2.base.runs, 1);
   CHECK_EQ(e2.base.destroyed, 1);
-  CHECK_EQ(sg_node_dependent_count(s.node), 1);
+  CHECK_EQ(DEPENDENT_COUNT(s.node), 1);
   DESTROY(&e1.base);
   DESTROY(&s);
   GRAPH_FREE(g);

@@ -10,14 +10,14 @@ TEST(lazy_not_run_until_read) {
   STORED(&a, g, "a", 2);
   COMPUTED(&b, g, "b", formula_double, &a);
   CHECK_EQ(b.runs, 0);
-  CHECK_EQ(sg_node_run_count(b.node), 0);
-  CHECK_EQ(sg_node_state(b.node), SG_DIRTY); /* never ran */
-  CHECK_EQ(sg_node_source_count(b.node), 0); /* edges appear by reading */
+  CHECK_EQ(RUN_COUNT(b.node), 0);
+  CHECK_EQ(STATE(b.node), SG_DIRTY); /* never ran */
+  CHECK_EQ(SOURCE_COUNT(b.node), 0); /* edges appear by reading */
   CHECK_EQ(READ(&b), 4);
   CHECK_EQ(b.runs, 1);
-  CHECK_EQ(sg_node_state(b.node), SG_CLEAN);
-  CHECK_EQ(sg_node_source_count(b.node), 1);
-  CHECK_EQ(sg_node_dependent_count(a.node), 1);
+  CHECK_EQ(STATE(b.node), SG_CLEAN);
+  CHECK_EQ(SOURCE_COUNT(b.node), 1);
+  CHECK_EQ(DEPENDENT_COUNT(a.node), 1);
   DESTROY(&b);
   DESTROY(&a);
   GRAPH_FREE(g);
@@ -34,7 +34,7 @@ TEST(lazy_cached_read_twice_runs_once) {
   CHECK_EQ(READ(&b), 6); /* b was brought up to date by c's read */
   CHECK_EQ(b.runs, 1);
   CHECK_EQ(c.runs, 1);
-  CHECK_EQ(sg_node_run_count(c.node), 1);
+  CHECK_EQ(RUN_COUNT(c.node), 1);
   DESTROY(&c);
   DESTROY(&b);
   DESTROY(&a);
@@ -50,8 +50,8 @@ TEST(lazy_write_then_one_run_on_next_read) {
   CHECK_EQ(READ(&c), 3);
   SET(&a, 5);
   /* the write only marks: direct dependent DIRTY, the one below CHECK */
-  CHECK_EQ(sg_node_state(b.node), SG_DIRTY);
-  CHECK_EQ(sg_node_state(c.node), SG_CHECK);
+  CHECK_EQ(STATE(b.node), SG_DIRTY);
+  CHECK_EQ(STATE(c.node), SG_CHECK);
   CHECK_EQ(b.runs, 1);
   CHECK_EQ(c.runs, 1);
   CHECK_EQ(READ(&c), 11);
@@ -79,7 +79,7 @@ TEST(lazy_no_read_no_run) {
   CHECK_EQ(READ(&b), 2);
   for (int i = 2; i <= 50; i++) SET(&a, i);
   CHECK_EQ(b.runs, 1); /* fifty writes, nobody asked */
-  CHECK_EQ(sg_node_version(a.node), 49);
+  CHECK_EQ(NODE_VERSION(a.node), 49);
   /* reading the stored source from outside runs nothing either */
   CHECK_EQ(READ(&a), 50);
   CHECK_EQ(b.runs, 1);

@@ -20,21 +20,21 @@ TEST(rollback_effect_does_not_run) {
   EFFECT(&through, g, "through", formula_copy, &tenfold);
   CHECK_EQ(tenfold.runs, 1);
 
-  uint64_t s0 = sg_node_version(s.node), t0 = sg_node_version(t.node);
+  uint64_t s0 = NODE_VERSION(s.node), t0 = NODE_VERSION(t.node);
   sg_batch_begin();
   SET(&s, 2);
   SET(&s, 3);
   SET(&t, 6);
-  CHECK_EQ(sg_node_version(s.node), s0 + 2);
+  CHECK_EQ(NODE_VERSION(s.node), s0 + 2);
   restore(&s, 1, s0);
   restore(&t, 5, t0);
-  CHECK_EQ(sg_node_version(s.node), s0);
+  CHECK_EQ(NODE_VERSION(s.node), s0);
   CHECK_EQ(sg_batch_end(), SG_OK);
   CHECK_EQ(direct.runs, 1);
   CHECK_EQ(through.runs, 1);
   CHECK_EQ(tenfold.runs, 1); /* the effect re-checked it: nothing to do */
-  CHECK_EQ(sg_node_state(tenfold.node), SG_CLEAN);
-  CHECK_EQ(sg_node_state(direct.node), SG_CLEAN);
+  CHECK_EQ(STATE(tenfold.node), SG_CLEAN);
+  CHECK_EQ(STATE(direct.node), SG_CLEAN);
 
   /* a partial undo: t restored, s kept — exactly one run each */
   sg_batch_begin();
@@ -69,7 +69,7 @@ TEST(rollback_computed_read_inside_batch) {
   EFFECT(&watch_doubled, g, "watch_doubled", formula_copy, &plus);
   CHECK_EQ(plus.value, 3);
 
-  uint64_t s0 = sg_node_version(s.node);
+  uint64_t s0 = NODE_VERSION(s.node);
   sg_batch_begin();
   SET(&s, 5);
   CHECK_EQ(READ(&plus), 11); /* the transaction sees its own write */
@@ -109,7 +109,7 @@ TEST(rollback_failed_computed_is_not_trusted) {
   CHECK_EQ(sg_read(c.base.node), SG_ECALLBACK);
   CHECK_EQ(c.base.runs, 2);
 
-  uint64_t s0 = sg_node_version(s.node);
+  uint64_t s0 = NODE_VERSION(s.node);
   sg_batch_begin();
   SET(&s, 3);
   restore(&s, 2, s0);

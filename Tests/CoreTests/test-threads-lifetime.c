@@ -53,16 +53,16 @@ TEST(threads_destroy_while_running) {
   sem_wait(&c.entered); /* T is inside c's callback now */
   CHECK_EQ(sg_node_destroy(c.base.node), SG_OK);
   CHECK_EQ(c.base.destroyed, 0); /* not while its callback runs */
-  CHECK_EQ(sg_node_is_live(c.base.node), 0);
+  CHECK_EQ(IS_LIVE(c.base.node), 0);
   sem_post(&c.resume);
   pthread_join(t, NULL);
   CHECK_EQ(c.base.runs, 1);
   CHECK_EQ(c.base.destroyed, 1);
   CHECK_EQ(d.error, SG_ESTALE);
   CHECK_EQ(job.rc, SG_ECALLBACK);
-  CHECK_EQ(sg_node_source_count(d.node), 0);
-  CHECK_EQ(sg_node_dependent_count(a.node), 0);
-  CHECK_EQ(sg_node_state(d.node), SG_DIRTY);
+  CHECK_EQ(SOURCE_COUNT(d.node), 0);
+  CHECK_EQ(DEPENDENT_COUNT(a.node), 0);
+  CHECK_EQ(STATE(d.node), SG_DIRTY);
   sem_destroy(&c.entered);
   sem_destroy(&c.resume);
   DESTROY(&d);
@@ -97,7 +97,7 @@ TEST(threads_destroy_while_waited_for) {
   CHECK_EQ(second.rc, SG_ESTALE);
   CHECK_EQ(c.base.runs, 1);
   CHECK_EQ(c.base.destroyed, 1);
-  CHECK_EQ(sg_node_dependent_count(a.node), 0);
+  CHECK_EQ(DEPENDENT_COUNT(a.node), 0);
   sem_destroy(&c.entered);
   sem_destroy(&c.resume);
   DESTROY(&a);

@@ -79,7 +79,7 @@ static void *churn_main(void *arg) {
   worker *w = arg;
   stress *st = w->st;
   pthread_barrier_wait(&st->start);
-  sg_graph *g = sg_node_graph(st->total.node);
+  sg_graph *g = DESCRIBE(st->total.node).graph;
   for (int i = 0; i < st->iterations / 8; i++) {
     cell doubled, watch;
     COMPUTED(&doubled, g, "churn.doubled", formula_double, &st->s[1]);
@@ -145,9 +145,9 @@ TEST(threads_stress_consistent_final_values) {
   CHECK(st->watch_total.runs <= writes + 1);
   CHECK_EQ(st->reads, READERS * st->iterations);
   /* the churn left no edge behind */
-  CHECK_EQ(sg_node_dependent_count(st->s[1].node), 1);
-  CHECK_EQ(sg_node_dependent_count(st->total.node), 2);
-  CHECK_EQ(sg_graph_node_count(g), 11);
+  CHECK_EQ(DEPENDENT_COUNT(st->s[1].node), 1);
+  CHECK_EQ(DEPENDENT_COUNT(st->total.node), 2);
+  CHECK_EQ(NODE_COUNT(g), 11);
 
   DESTROY(&st->watch_mix);
   DESTROY(&st->watch_total);

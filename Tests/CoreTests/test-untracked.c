@@ -23,16 +23,16 @@ TEST(untracked_reads_are_not_dependencies) {
   STORED(&b, g, "b", 10);
   COMPUTED(&c, g, "c", formula_a_plus_peek_b, &a, &b);
   CHECK_EQ(READ(&c), 11);
-  CHECK_EQ(sg_node_source_count(c.node), 1);
-  CHECK_EQ(sg_node_dependent_count(b.node), 0);
+  CHECK_EQ(SOURCE_COUNT(c.node), 1);
+  CHECK_EQ(DEPENDENT_COUNT(b.node), 0);
   SET(&b, 20); /* invisible to c */
-  CHECK_EQ(sg_node_state(c.node), SG_CLEAN);
+  CHECK_EQ(STATE(c.node), SG_CLEAN);
   CHECK_EQ(READ(&c), 11);
   CHECK_EQ(c.runs, 1);
   SET(&a, 2); /* a tracked write re-runs c, which then peeks the new b */
   CHECK_EQ(READ(&c), 22);
   CHECK_EQ(c.runs, 2);
-  CHECK_EQ(sg_node_source_count(c.node), 1);
+  CHECK_EQ(SOURCE_COUNT(c.node), 1);
   DESTROY(&c);
   DESTROY(&b);
   DESTROY(&a);
@@ -55,9 +55,9 @@ TEST(untracked_inner_computed_still_tracks) {
   COMPUTED(&inner, g, "inner", formula_double, &a);
   COMPUTED(&outer, g, "outer", formula_peek, &inner);
   CHECK_EQ(READ(&outer), 6);
-  CHECK_EQ(sg_node_source_count(outer.node), 0);
-  CHECK_EQ(sg_node_source_count(inner.node), 1); /* inner's read of a counted */
-  CHECK_EQ(sg_node_dependent_count(a.node), 1);
+  CHECK_EQ(SOURCE_COUNT(outer.node), 0);
+  CHECK_EQ(SOURCE_COUNT(inner.node), 1); /* inner's read of a counted */
+  CHECK_EQ(DEPENDENT_COUNT(a.node), 1);
   SET(&a, 4);
   CHECK_EQ(READ(&outer), 6); /* outer does not know */
   CHECK_EQ(READ(&inner), 8);
@@ -90,7 +90,7 @@ TEST(untracked_in_effect) {
   SET(&a, 4);
   CHECK_EQ(e.runs, 2);
   CHECK_EQ(e.value, 403);
-  CHECK_EQ(sg_node_source_count(e.node), 1);
+  CHECK_EQ(SOURCE_COUNT(e.node), 1);
   DESTROY(&e);
   DESTROY(&b);
   DESTROY(&a);
@@ -107,7 +107,7 @@ TEST(untracked_outside_callbacks) {
   CHECK(sg_current() == NULL);
   CHECK_EQ(READ(&b), 2);
   CHECK_EQ(sg_untracked_end(), SG_OK);
-  CHECK_EQ(sg_node_source_count(b.node), 1); /* b's own read of a still counts */
+  CHECK_EQ(SOURCE_COUNT(b.node), 1); /* b's own read of a still counts */
   DESTROY(&b);
   DESTROY(&a);
   GRAPH_FREE(g);

@@ -14,7 +14,7 @@ typedef struct watched {
 static int on_watch(sg_node *node, void *context) {
   watched *w = context; /* the node's context: the cell */
   w->calls++;
-  w->stale_when_called += sg_node_state(node) != SG_CLEAN;
+  w->stale_when_called += STATE(node) != SG_CLEAN;
   return SG_OK;
 }
 

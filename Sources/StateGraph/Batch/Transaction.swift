@@ -32,8 +32,8 @@ final class Transaction {
   ) {
     let id = ObjectIdentifier(owner)
     guard recorded.insert(id).inserted else { return }
-    entries.append(
-      Entry(id: id, node: node, version: sg_node_version(node), restore: restore, notify: notify))
+    let version = sg_node_version_unchecked(node)
+    entries.append(Entry(id: id, node: node, version: version, restore: restore, notify: notify))
   }
 
   /// Hands the log to the enclosing transaction, which keeps its own older

@@ -8,7 +8,11 @@ enum GraphCore {
   nonisolated(unsafe) static let graph: OpaquePointer = sg_graph_new()!
 
   /// Number of live nodes, for leak tests.
-  static var liveNodeCount: Int { sg_graph_node_count(graph) }
+  static var liveNodeCount: Int {
+    var count = 0
+    _ = sg_graph_node_count(graph, &count)  // cannot fail: the graph is never freed
+    return count
+  }
 
   static func info<R>(
     name: String?, file: StaticString, line: UInt, _ body: (UnsafePointer<sg_node_info>) -> R
@@ -37,7 +41,10 @@ enum GraphCore {
     if status == SG_ECYCLE.rawValue {
       fatalError("StateGraph: dependency cycle: \(String(cString: sg_last_cycle()))")
     }
-    let name = String(cString: sg_node_name(node))
+    var description = sg_node_description()
+    let name =
+      sg_node_describe(node, &description) == 0
+      ? String(cString: description.name) : "(destroyed node)"
     fatalError("StateGraph: reading '\(name)' failed: \(String(cString: sg_strerror(status)))")
   }
 

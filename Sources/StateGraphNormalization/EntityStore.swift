@@ -1,0 +1,170 @@
+import StateGraph
+
+/// A reactive collection of entities, each stored once under its typed ID.
+///
+/// ```swift
+/// final class NormalizedStore {
+///   @GraphStored var users: EntityStore<User> = .init()
+///   @GraphStored var posts: EntityStore<Post> = .init()
+/// }
+///
+/// let store = NormalizedStore()
+/// store.users.add(alice)
+/// let name = Computed { _ in store.users.get(by: "alice")?.name ?? "?" }
+/// ```
+///
+/// The store is a class: `@GraphStored var users` holds the same store
+/// forever, and the store's own nodes report what changes inside it.
+///
+/// ## Reactivity
+///
+/// Every read is tracked, so a ``Computed`` (or a tracking closure) that reads
+/// the store depends on exactly what it read:
+///
+/// - ``get(by:)``, ``contains(_:)`` and the subscript depend on that one ID:
+///   the reader runs again when that ID is added, replaced, modified or
+///   deleted, and not when any other ID changes. This holds for IDs that are
+///   absent too, so a later ``add(_:)`` is seen.
+/// - ``count`` and ``isEmpty`` depend on membership: they run again when an
+///   entity joins or leaves.
+/// - ``getAll()`` and ``filter(_:)`` depend on membership and on every entity
+///   they returned or looked at (and `filter`'s predicate adds whatever it
+///   reads), so replacing any entity reaches them too.
+///
+/// With class entities whose properties are `@GraphStored`, changing a
+/// property reaches only the computations that read that property: the store
+/// is not involved. Struct entities change through ``modify(_:_:)``,
+/// ``update(_:)`` or the subscript.
+///
+/// Each mutating call is one change for observers, however many entities it
+/// touches (`add([a, b, c])` notifies once), and so is a `withGraphBatch { }`
+/// around several calls. A batch that throws undoes what it did to the store.
+///
+/// ## Threads
+///
+/// Any thread may read and mutate a store. Mutations are serialized; reads
+/// do not wait for a ``modify(_:_:)`` body to finish. No lock is held while
+/// observers run. The store is `Sendable` whatever the entity type; keeping
+/// the entities themselves thread-safe (for example with `@GraphStored`
+/// properties) is up to them.
+///
+/// ## Memory
+///
+/// The store owns its entities; the graph owns nothing. A computation owns
+/// its closure and its last value. So entities whose computations capture
+/// `self` or the store strongly form reference cycles, and so do two
+/// entities whose computations cache each other:
+///
+/// ```swift
+/// // Cycles: self -> $posts -> closure -> self, and store -> user -> ... -> store.
+/// self.$posts = .init { _ in store.posts.filter { $0.authorId == self.id } }
+/// ```
+///
+/// That is harmless for a store that lives as long as the app. For a store
+/// that comes and goes (a screen, a session, a test), capture what the
+/// closure needs by value and the store weakly:
+///
+/// ```swift
+/// self.$posts = .init { [id = typedID, weak store] _ in
+///   store?.posts.filter { $0.authorId == id } ?? []
+/// }
+/// ```
+///
+/// and make one side of a two-way relationship a plain computed property,
+/// which is just as reactive (its reads are tracked in whatever computation
+/// calls it) but holds nothing:
+///
+/// ```swift
+/// var author: User? { store?.users.get(by: authorId) }  // `weak var store`
+/// ```
+///
+/// A store keeps one small node for every ID it was ever given or asked
+/// about, so that readers of an absent ID hear when it arrives; these go
+/// away with the store.
+///
+/// - Complexity: ``get(by:)``, ``contains(_:)``, ``add(_:)``, ``update(_:)``,
+///   ``modify(_:_:)``, ``delete(_:)`` and the subscript are O(1) on average;
+///   ``getAll()`` and ``filter(_:)`` are O(*n*) in the number of entities.
+public final class EntityStore<Entity: TypedIdentifiable>: @unchecked Sendable {
+  // Lock order: `writerLock`, then `stateLock`, then the nodes' own locks.
+
+  /// Serializes mutations, held across a whole mutation including a
+  /// `modify` body (user code). Recursive, so that body may use the store.
+  let writerLock = Lock(recursive: true)
+
+  /// Guards the containers below. Held only around container work and node
+  /// reads and writes. The only user code that runs under it is the ID's
+  /// `hash(into:)`, `==` and `description` and the entity's `==`: mutations
+  /// run inside a batch, so observers wait until after it is released, and
+  /// displaced entities are released after it (see `MembershipChange`).
+  let stateLock = Lock()
+
+  /// One node per ID ever added or asked about. Never shrinks: a deleted or
+  /// absent ID keeps its node because computations may be reading it.
+  var slots: [Entity.TypedID: Slot<Entity>] = [:]
+
+  /// Slots in the order their entities joined, with stale entries left by
+  /// deletions until ``compactOrderIfWorthIt()`` drops them.
+  var order: [OrderEntry<Entity>] = []
+
+  /// Deletions since the last compaction: an estimate of stale entries.
+  var deletedSinceCompaction = 0
+
+  /// The next join stamp.
+  var nextStamp: UInt64 = 0
+
+  /// How many entities the store holds.
+  let countNode: Stored<Int>
+
+  /// Bumped whenever an entity joins or leaves, even when the count ends
+  /// where it started (one added, another deleted).
+  let membershipNode: Stored<UInt64>
+
+  /// How a write decides it changes nothing; `nil` means it always changes.
+  let isSameEntity: ((Entity, Entity) -> Bool)?
+
+  /// The entity type's name, for node names in cycle reports.
+  let entityName: String
+
+  /// Creates an empty store.
+  ///
+  /// ```swift
+  /// let users = EntityStore<User>()
+  /// ```
+  ///
+  /// - Complexity: O(1).
+  public init() {
+    entityName = String(describing: Entity.self)
+    countNode = Stored(name: "EntityStore<\(entityName)>.count", wrappedValue: 0)
+    membershipNode = Stored(name: "EntityStore<\(entityName)>.membership", wrappedValue: 0)
+    isSameEntity = EntitySameness.comparator(for: Entity.self)
+  }
+
+  /// Creates a store holding `entities`, in order. A later entity with the
+  /// same ID replaces an earlier one.
+  ///
+  /// ```swift
+  /// let users = EntityStore([alice, bob])
+  /// ```
+  ///
+  /// - Complexity: O(*n*) in the number of entities.
+  public convenience init(_ entities: some Sequence<Entity>) {
+    self.init()
+    add(entities)
+  }
+
+  /// The node of `id`, created when missing. Call with `stateLock` held.
+  func slot(for id: Entity.TypedID) -> Slot<Entity> {
+    if let slot = slots[id] { return slot }
+    let slot = Slot<Entity>(name: "\(entityName)[\(id)]", wrappedValue: nil)
+    slots[id] = slot
+    return slot
+  }
+
+  /// The node of `id` and what it holds, when it holds an entity; creates
+  /// nothing. Call with `stateLock` held.
+  func occupiedSlot(for id: Entity.TypedID) -> (Slot<Entity>, Occupant<Entity>)? {
+    guard let slot = slots[id], let occupant = slot.wrappedValue else { return nil }
+    return (slot, occupant)
+  }
+}
