@@ -68,6 +68,14 @@ $(BUILD)/core-tests-asan: $(C_TESTS) Tests/CoreTests/harness.h $(CORE_SRC) $(wil
 	$(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
 	  -I$(CORE)/include -I$(CORE) $(GLIB_CFLAGS) $(C_TESTS) $(CORE_SRC) $(GLIB_LIBS) -lpthread -o $@
 
+$(BUILD)/core-tests-tsan: $(C_TESTS) Tests/CoreTests/harness.h $(CORE_SRC) $(wildcard $(CORE)/*.h $(CORE)/include/*.h)
+	$(CC) $(WARN) -O1 -g -fsanitize=thread -I$(CORE)/include -I$(CORE) $(GLIB_CFLAGS) \
+	  $(C_TESTS) $(CORE_SRC) $(GLIB_LIBS) -lpthread -o $@
+
+# GLib's slice allocator is invisible to TSan: use plain malloc under it.
+test-c-tsan: deps $(BUILD)/core-tests-tsan
+	SG_TEST_QUICK=1 G_SLICE=always-malloc TSAN_OPTIONS=halt_on_error=1 $(BUILD)/core-tests-tsan threads
+
 test-c: core $(BUILD)/core-tests
 	$(BUILD)/core-tests
 
@@ -84,7 +92,7 @@ test-swift: deps
 test-tsan: deps
 	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread --filter Stress
 
-test: test-c test-c-asan test-c-valgrind test-examples test-install test-swift test-tsan
+test: test-c test-c-asan test-c-valgrind test-c-tsan test-examples test-install test-swift test-tsan
 
 # ---------------------------------------------------------------- examples
 

@@ -37,10 +37,10 @@ static int create(sg_graph *g, sg_kind kind, const sg_node_info *info, sg_callba
   n->callback = cb;
   n->context = ctx;
   n->destroy = destroy;
-  g_mutex_lock(&g->lock);
+  pthread_mutex_lock(&g->lock);
   g->live++;
   g->allocated++;
-  g_mutex_unlock(&g->lock);
+  pthread_mutex_unlock(&g->lock);
   *out = n;
   return SG_OK;
 }
@@ -59,7 +59,7 @@ int sg_effect_new(sg_graph *g, const sg_node_info *info, sg_callback run, void *
   int rc = create(g, SG_EFFECT, info, run, ctx, destroy, out);
   if (rc < 0) return rc;
   sg_thread *t = sg__thread();
-  g_mutex_lock(&g->lock);
+  pthread_mutex_lock(&g->lock);
   rc = sg__refresh(t, *out);
   sg__unlock(g);
   sg__flush_if_outermost(t);
@@ -70,7 +70,7 @@ int sg_node_destroy(sg_node *n) {
   int rc = sg__enter(n);
   if (rc < 0) return rc;
   sg_graph *g = n->graph;
-  g_mutex_lock(&g->lock);
+  pthread_mutex_lock(&g->lock);
   rc = SG_ESTALE;
   if (!n->destroyed) { /* lost a race with another destroy otherwise */
     sg__destroy_locked(n);
@@ -99,7 +99,7 @@ int sg_read_unchecked(sg_node *n) {
   sg_graph *g = n->graph;
   if (t->frame && t->frame->node->graph != g) return SG_EGRAPH;
 
-  g_mutex_lock(&g->lock);
+  pthread_mutex_lock(&g->lock);
   int rc = SG_OK;
   if (n->destroyed) rc = SG_ESTALE;
   else if (n->owner || !sg__fresh(n)) rc = sg__refresh(t, n);
@@ -125,9 +125,9 @@ int sg_changed(sg_node *n) {
 
 int sg_changed_unchecked(sg_node *n) {
   sg_graph *g = n->graph;
-  g_mutex_lock(&g->lock);
+  pthread_mutex_lock(&g->lock);
   if (n->destroyed) {
-    g_mutex_unlock(&g->lock);
+    pthread_mutex_unlock(&g->lock);
     return SG_ESTALE;
   }
   n->version++;
@@ -141,9 +141,9 @@ int sg_node_set_watcher(sg_node *n, sg_callback watcher) {
   int rc = sg__enter(n);
   if (rc < 0) return rc;
   if (n->kind == SG_COMPUTED) {
-    g_mutex_lock(&n->graph->lock);
+    pthread_mutex_lock(&n->graph->lock);
     n->watcher = watcher;
-    g_mutex_unlock(&n->graph->lock);
+    pthread_mutex_unlock(&n->graph->lock);
   } else {
     rc = SG_EKIND;
   }
@@ -170,7 +170,7 @@ static void arm_locked(sg_node *n) {
 
 int sg_node_arm_unchecked(sg_node *n) {
   if (g_atomic_int_get(&n->armed)) return SG_OK; /* the common case: no lock */
-  g_mutex_lock(&n->graph->lock);
+  pthread_mutex_lock(&n->graph->lock);
   arm_locked(n);
   sg__unlock(n->graph);
   sg__flush_if_outermost(sg__thread());
@@ -181,7 +181,7 @@ int sg_read_arm_unchecked(sg_node *n) {
   sg_thread *t = sg__thread();
   if (t->frame || n->kind != SG_COMPUTED) return sg_read_unchecked(n);
   sg_graph *g = n->graph;
-  g_mutex_lock(&g->lock);
+  pthread_mutex_lock(&g->lock);
   int rc = SG_OK;
   if (n->destroyed) rc = SG_ESTALE;
   else if (n->owner || !sg__fresh(n)) rc = sg__refresh(t, n);
@@ -195,9 +195,9 @@ int sg_read_arm_unchecked(sg_node *n) {
 /* ---------------------------------------------------------- transactions */
 
 uint64_t sg_node_version_unchecked(sg_node *n) {
-  g_mutex_lock(&n->graph->lock);
+  pthread_mutex_lock(&n->graph->lock);
   uint64_t v = n->version;
-  g_mutex_unlock(&n->graph->lock);
+  pthread_mutex_unlock(&n->graph->lock);
   return v;
 }
 
@@ -229,7 +229,7 @@ int sg_rollback(sg_node *n, uint64_t version) {
     rc = SG_EKIND; /* an effect's version means nothing to anybody */
   } else {
     sg_graph *g = n->graph;
-    g_mutex_lock(&g->lock);
+    pthread_mutex_lock(&g->lock);
     rc = rollback_locked(n, version);
     sg__unlock(g);
     sg__flush_if_outermost(sg__thread());

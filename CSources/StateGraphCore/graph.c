@@ -16,8 +16,8 @@
 sg_graph *sg_graph_new(void) {
   sg_graph *g = g_try_new0(sg_graph, 1);
   if (!g) return NULL;
-  g_mutex_init(&g->lock);
-  g_cond_init(&g->released);
+  pthread_mutex_init(&g->lock, NULL);
+  pthread_cond_init(&g->released, NULL);
   g->scratch = g_ptr_array_new();
   sg__registry_add_graph(g);
   return g;
@@ -26,11 +26,11 @@ sg_graph *sg_graph_new(void) {
 int sg_graph_free(sg_graph *g) {
   if (!g) return SG_EINVAL;
   if (!sg__registry_has_graph(g)) return SG_ESTALE;
-  g_mutex_lock(&g->lock);
+  pthread_mutex_lock(&g->lock);
   /* A destroyed node may still sit in some thread's effect queue (a batch
    * not ended yet): freeing now would leave that queue a dangling graph. */
   if (g->live > 0 || g->allocated > 0) {
-    g_mutex_unlock(&g->lock);
+    pthread_mutex_unlock(&g->lock);
     return SG_EBUSY;
   }
   sg__registry_remove_graph(g); /* from here on the handle is stale */
@@ -41,8 +41,8 @@ int sg_graph_free(sg_graph *g) {
     g->link_pool = next;
   }
   g_ptr_array_free(g->scratch, TRUE);
-  g_cond_clear(&g->released);
-  g_mutex_clear(&g->lock);
+  pthread_cond_destroy(&g->released);
+  pthread_mutex_destroy(&g->lock);
   g_free(g);
   return SG_OK;
 }
@@ -80,7 +80,7 @@ void sg__unref(sg_node *n) {
 void sg__unpin(sg_node *n) {
   if (!g_atomic_int_dec_and_test(&n->refs)) return;
   sg_graph *g = n->graph;
-  g_mutex_lock(&g->lock);
+  pthread_mutex_lock(&g->lock);
   bury(n);
   sg__unlock(g);
 }
@@ -88,7 +88,7 @@ void sg__unpin(sg_node *n) {
 void sg__unlock(sg_graph *g) {
   sg_node *dead = g->graveyard;
   g->graveyard = NULL;
-  g_mutex_unlock(&g->lock);
+  pthread_mutex_unlock(&g->lock);
   while (dead) {
     sg_node *next = dead->next_dead;
     if (dead->destroy) dead->destroy(dead->context);

@@ -107,7 +107,7 @@ static int claim(sg_thread *t, sg_node *n) {
   sg__ref(n);
   t->waiting_for = n;
   g->waiters++;
-  g_cond_wait(&g->released, &g->lock);
+  pthread_cond_wait(&g->released, &g->lock);
   g->waiters--;
   t->waiting_for = NULL;
   sg__unref(n);
@@ -118,7 +118,7 @@ static void release(sg_thread *t, sg_node *n) {
   g_ptr_array_set_size(t->claims, n->claim_index);
   n->owner = NULL;
   if (n->destroyed && !n->sources_unlinked) sg__unlink_sources(n);
-  if (n->graph->waiters) g_cond_broadcast(&n->graph->released);
+  if (n->graph->waiters) pthread_cond_broadcast(&n->graph->released);
   sg__unref(n);
 }
 
@@ -131,9 +131,9 @@ static int run(sg_thread *t, sg_node *n) {
     .node = n, .cursor = n->sources_head, .epoch = ++g->epoch, .parent = t->frame};
   n->state = SG_CLEAN; /* tentative: a write during the run marks it again */
   t->frame = &frame;
-  g_mutex_unlock(&g->lock); /* the callback is user code: never under lock */
+  pthread_mutex_unlock(&g->lock); /* the callback is user code: never under lock */
   int rc = sg__call_with_stack(t, n->callback, n, n->context);
-  g_mutex_lock(&g->lock);
+  pthread_mutex_lock(&g->lock);
   t->frame = frame.parent;
   sg__prune_unread(&frame);
   n->run_count++;

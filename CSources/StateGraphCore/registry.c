@@ -17,28 +17,28 @@
  */
 #include "sg_internal.h"
 
-static GMutex registry_lock;
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *live_nodes, *live_graphs; /* created on first use */
 static uint64_t last_id;                     /* under registry_lock */
 
 static GHashTable *set_new(void) { return g_hash_table_new(g_direct_hash, g_direct_equal); }
 
 bool sg__registry_add_node(sg_node *n) {
-  g_mutex_lock(&registry_lock);
+  pthread_mutex_lock(&registry_lock);
   bool graph_live = live_graphs && g_hash_table_contains(live_graphs, n->graph);
   if (graph_live) {
     if (!live_nodes) live_nodes = set_new();
     n->id = ++last_id;
     g_hash_table_add(live_nodes, n);
   }
-  g_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&registry_lock);
   return graph_live;
 }
 
 void sg__registry_remove_node(sg_node *n) {
-  g_mutex_lock(&registry_lock);
+  pthread_mutex_lock(&registry_lock);
   g_hash_table_remove(live_nodes, n);
-  g_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&registry_lock);
 }
 
 /* Under registry_lock. n->id is only read once n is known to be registered:
@@ -51,36 +51,36 @@ static bool registered(const sg_node *n, uint64_t id) {
  * reference: taking one more here cannot revive a node already on its way to
  * the graveyard. */
 bool sg__registry_pin(sg_node *n, uint64_t id) {
-  g_mutex_lock(&registry_lock);
+  pthread_mutex_lock(&registry_lock);
   bool found = registered(n, id);
   if (found) sg__ref(n);
-  g_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&registry_lock);
   return found;
 }
 
 bool sg__registry_has_node(const sg_node *n, uint64_t id) {
-  g_mutex_lock(&registry_lock);
+  pthread_mutex_lock(&registry_lock);
   bool found = registered(n, id);
-  g_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&registry_lock);
   return found;
 }
 
 void sg__registry_add_graph(sg_graph *g) {
-  g_mutex_lock(&registry_lock);
+  pthread_mutex_lock(&registry_lock);
   if (!live_graphs) live_graphs = set_new();
   g_hash_table_add(live_graphs, g);
-  g_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&registry_lock);
 }
 
 bool sg__registry_has_graph(const sg_graph *g) {
-  g_mutex_lock(&registry_lock);
+  pthread_mutex_lock(&registry_lock);
   bool found = live_graphs && g_hash_table_contains(live_graphs, g);
-  g_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&registry_lock);
   return found;
 }
 
 void sg__registry_remove_graph(sg_graph *g) {
-  g_mutex_lock(&registry_lock);
+  pthread_mutex_lock(&registry_lock);
   g_hash_table_remove(live_graphs, g);
-  g_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&registry_lock);
 }

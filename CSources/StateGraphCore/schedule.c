@@ -33,9 +33,9 @@ static void notify_watcher(sg_node *n) {
   if (sg__fresh(n) && !n->owner && n->version == n->armed_version) return;
   g_atomic_int_set(&n->armed, 0); /* under the lock, as arming is */
   sg__ref(n); /* the context stays valid while the watcher runs */
-  g_mutex_unlock(&n->graph->lock); /* user code: never under lock */
+  pthread_mutex_unlock(&n->graph->lock); /* user code: never under lock */
   n->watcher(n, n->context);
-  g_mutex_lock(&n->graph->lock);
+  pthread_mutex_lock(&n->graph->lock);
   sg__unref(n);
 }
 
@@ -45,7 +45,7 @@ void sg__flush_if_outermost(sg_thread *t) {
   for (guint i = 0; i < t->queue->len; i++) { /* grows while we run */
     sg_node *e = g_ptr_array_index(t->queue, i);
     sg_graph *g = e->graph;
-    g_mutex_lock(&g->lock);
+    pthread_mutex_lock(&g->lock);
     if (e->queued_by == t) e->queued_by = NULL;
     if (e->destroyed) {
     } else if (e->kind != SG_EFFECT) {

@@ -20,7 +20,7 @@ static void thread_free(gpointer data) {
   sg_thread *t = data;
   for (guint i = 0; i < t->queue->len; i++) {
     sg_node *e = g_ptr_array_index(t->queue, i);
-    g_mutex_lock(&e->graph->lock);
+    pthread_mutex_lock(&e->graph->lock);
     if (e->queued_by == t) e->queued_by = NULL;
     sg__unref(e);
     sg__unlock(e->graph);
