@@ -384,3 +384,46 @@ struct MacroSamples {
     #expect(viewModel.$items === service.$items)
   }
 }
+
+// 000 "Complete Example" declares `@Observable final class ShoppingCartModel:
+// GraphObject`. Apple's @Observable cannot wrap properties that @GraphStored
+// already gave accessors (the compiler reports it; our macro adds a message
+// saying what to write instead), so the supported spelling drops @Observable:
+@available(iOS 17.0, *)
+final class ShoppingCartModel: GraphObject {
+  @GraphStored var items: [CartItem] = []
+  @GraphStored var taxRate: Double = 0.08
+
+  @GraphComputed var subtotal: Double
+  @GraphComputed var tax: Double
+  @GraphComputed var total: Double
+
+  init() {
+    self.$subtotal = .init { [$items] _ in
+      $items.wrappedValue.reduce(0) { $0 + $1.price }
+    }
+
+    self.$tax = .init { [$subtotal, $taxRate] _ in
+      $subtotal.wrappedValue * $taxRate.wrappedValue
+    }
+
+    self.$total = .init { [$subtotal, $tax] _ in
+      $subtotal.wrappedValue + $tax.wrappedValue
+    }
+  }
+}
+
+import Observation
+
+@Suite("Seed samples: GraphObject")
+struct GraphObjectSamples {
+  @Test func shoppingCartModelIsObservable() {
+    let cart = ShoppingCartModel()
+    let fired = RunCount()
+    let total = withObservationTracking { cart.total } onChange: { fired.tick() }
+    #expect(total == 0)
+    cart.items = [CartItem(name: "Book", price: 100)]
+    #expect(fired.count == 1)
+    #expect(abs(cart.total - 108) < 1e-9)
+  }
+}
