@@ -31,6 +31,33 @@
 @attached(peer, names: prefixed(_), prefixed(`$`))
 public macro GraphStored() = #externalMacro(module: "StateGraphMacros", type: "GraphStoredMacro")
 
+/// Turns a `var` into a graph property whose value persists in `backed`, a UserDefaults key
+/// or a ``StorageBacking`` of your own.
+///
+/// ```swift
+/// final class SettingsViewModel {
+///   @GraphStored(backed: .userDefaults(key: "theme"))
+///   var theme: String = "light"
+///
+///   @GraphStored(backed: .userDefaults(suite: "com.myapp.settings", key: "apiUrl"))
+///   var apiUrl: String = "https://api.example.com"
+///
+///   @GraphStored(backed: UserDefaultsMarker.userDefaults(key: "lastOpened"))
+///   var lastOpened: Date?
+/// }
+/// ```
+///
+/// The property starts with what the key holds, or with its declared value when the key
+/// holds nothing; every write is saved at once, and the property follows the key when it is
+/// written elsewhere (see ``GraphStorageBacking``). Everything else is as for
+/// ``GraphStored()``: computed properties over it, `$name`, observation. The value type must
+/// be a property-list type, a `RawRepresentable` with a property-list raw value, or
+/// `Codable`; an optional set to `nil` removes the key.
+@attached(accessor, names: named(init), named(get), named(set))
+@attached(peer, names: prefixed(_), prefixed(`$`))
+public macro GraphStored(backed: GraphStorageBacking) =
+  #externalMacro(module: "StateGraphMacros", type: "GraphStoredMacro")
+
 /// Turns a `var` into a read-only graph property backed by a ``Computed`` node.
 ///
 /// The initialiser gives the computation by assigning `$name`. The closure's reads are

@@ -12,6 +12,10 @@ import StateGraphCore
 /// closure) records a dependency. Writing a value equal to the current one
 /// (`Equatable` values; class instances by identity) notifies nobody.
 ///
+/// A node can also keep its value in UserDefaults or a store of your own:
+/// `Stored(wrappedValue: "light", backed: .userDefaults(key: "theme"))`
+/// (see ``GraphStorageBacking``).
+///
 /// Thread safety: any thread may read and write. Observers run after the
 /// write returns, or at the end of the outermost ``withGraphBatch(_:)``.
 /// The graph keeps no strong reference to a node: it lives as long as you
@@ -24,17 +28,28 @@ public final class Stored<Value>: @unchecked Sendable {
   private let lock = ValueLock()
   private var value: Value
   private let isSame: ((Value, Value) -> Bool)?
+  /// Where the value persists; nil for a node that lives in memory only
+  /// (see Storage/ and `init(name:wrappedValue:backed:)`).
+  private let persistence: StoredPersistence<Value>?
 
   /// Creates a stored node.
   /// - Parameters:
   ///   - name: a debug name, shown in cycle reports and graph snapshots.
   ///   - wrappedValue: the initial value.
-  public init(
+  public convenience init(
     name: String? = nil, wrappedValue: Value, file: StaticString = #fileID, line: UInt = #line
+  ) {
+    self.init(name: name, wrappedValue: wrappedValue, persistence: nil, file: file, line: line)
+  }
+
+  init(
+    name: String?, wrappedValue: Value, persistence: StoredPersistence<Value>?,
+    file: StaticString, line: UInt
   ) {
     self.name = name ?? ""
     self.value = wrappedValue
     self.isSame = Equality.comparator(for: Value.self)
+    self.persistence = persistence
     var created: OpaquePointer?
     GraphCore.info(name: name, file: file, line: line) { info in
       _ = sg_stored_new(GraphCore.graph, info, &created)
@@ -49,6 +64,7 @@ public final class Stored<Value>: @unchecked Sendable {
 
   /// The current value. Reading it inside a computation records a
   /// dependency; setting it notifies dependents when the value changed.
+  /// A persisted node saves every value set here at once.
   public var wrappedValue: Value {
     get {
       GraphCore.read(node)
@@ -57,11 +73,30 @@ public final class Stored<Value>: @unchecked Sendable {
       defer { lock.unlock() }
       return value
     }
-    set { write(newValue) }
+    set {
+      if let persistence {
+        persistence.write(newValue, to: self)  // saves, then comes back through `replace`
+      } else {
+        replace(with: newValue)
+      }
+    }
   }
 
-  private func write(_ newValue: Value) {
+  /// Sets the value and tells dependents and Observation, unless it equals the
+  /// current one. Persisted nodes also pass `isCurrent`, checked under the value
+  /// lock, to drop a value that arrives after a newer one; `undo`, run with the
+  /// value's restore when the enclosing batch rolls back; and `joinsBatch: false`
+  /// for changes found in the backing, which no batch of this thread can undo.
+  @inline(__always)
+  func replace(
+    with newValue: Value, isCurrent: (() -> Bool)? = nil, undo: (() -> Void)? = nil,
+    joinsBatch: Bool = true
+  ) {
     lock.lock()
+    if let isCurrent, !isCurrent() {
+      lock.unlock()
+      return
+    }
     if let isSame, isSame(value, newValue) {
       lock.unlock()
       return
@@ -70,10 +105,14 @@ public final class Stored<Value>: @unchecked Sendable {
     value = newValue
     lock.unlock()
 
-    if let transaction = Transaction.current {
+    if joinsBatch, let transaction = Transaction.current {
       // Observation hears of it when the outermost batch commits, or never.
       transaction.record(
-        self, node: node, restore: { [oldValue] in self.restore(oldValue) },
+        self, node: node,
+        restore: { [oldValue] in
+          self.restore(oldValue)
+          undo?()
+        },
         notify: { self.notifyObservation() })
       sg_changed_unchecked(node)
     } else {

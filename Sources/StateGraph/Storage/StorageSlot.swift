@@ -1,0 +1,232 @@
+import Foundation
+
+/// A node's side of a ``StorageSlot``: receives the values the slot's other members wrote
+/// and the changes found in the backing.
+protocol StorageSlotMember: AnyObject, Sendable {
+  /// The node's value type, for diagnostics.
+  var valueType: Any.Type { get }
+
+  /// Takes `stored` (nil: the place holds nothing) as change number `sequence` of the slot.
+  /// `isWrite` tells a write of this program, made on the calling thread, from a change
+  /// found in the backing.
+  func receive(_ stored: PropertyListValue?, sequence: UInt64, isWrite: Bool)
+}
+
+/// One persisted place (a UserDefaults key, a file), shared by every node backed by it.
+///
+/// The slot knows what the place holds, numbers every change, saves writes, and finds
+/// changes made from outside. Nodes take a change only when its number is higher than the
+/// one they hold, so racing writers end with every node on the value saved last.
+///
+/// No lock of the slot is held while a backing loads, saves or watches, or while a node
+/// takes a value: that is where user code (custom backings, `UserDefaults` observers,
+/// graph observers) runs. Saves are made by one thread at a time, each time with the
+/// latest value: a writer that finds a save under way leaves its value to that thread.
+final class StorageSlot: @unchecked Sendable {
+  let backing: any StorageBacking
+
+  // The weak references below live in small classes, not structs: Swift 6.3 on Linux
+  // crashes loading a weak reference from a struct stored in these dictionaries.
+  private final class Member {
+    weak var member: (any StorageSlotMember)?
+    init(_ member: any StorageSlotMember) { self.member = member }
+  }
+
+  private struct State {
+    /// What the place holds, or will hold once the save under way is done.
+    var stored: PropertyListValue?
+    /// Bumped on every change of `stored`.
+    var sequence: UInt64 = 0
+    var members: [ObjectIdentifier: Member] = [:]
+    var isSaving = false
+    var hasUnsavedChange = false
+    /// A reload was skipped because a save was under way; the saver reloads when done.
+    var wantsReload = false
+    var isWatching = false
+    var watch: StorageWatch?
+    /// The last load failure reported: a place that keeps failing is reported once.
+    var loadFailure: String?
+
+    var liveMembers: [any StorageSlotMember] { members.values.compactMap(\.member) }
+  }
+
+  private let state = Locked(State())
+
+  private init(backing: any StorageBacking) {
+    self.backing = backing
+  }
+
+  deinit {
+    let id = ObjectIdentifier(self)
+    Self.registry.withLock { slots in
+      // A slot made for the same place after this one died stays.
+      if slots[AnyHashable(backing)]?.id == id { slots[AnyHashable(backing)] = nil }
+    }
+  }
+
+  // MARK: Sharing
+
+  private final class WeakSlot {
+    weak var slot: StorageSlot?
+    /// Compared in `deinit`, where loading `slot` would retain a slot under the lock.
+    let id: ObjectIdentifier
+
+    init(_ slot: StorageSlot) {
+      self.slot = slot
+      self.id = ObjectIdentifier(slot)
+    }
+  }
+
+  private static let registry = Locked<[AnyHashable: WeakSlot]>([:])
+
+  /// The slot of `backing`'s place: equal backings share one.
+  static func shared(for backing: any StorageBacking) -> StorageSlot {
+    registry.withLock { slots in
+      let key = AnyHashable(backing)
+      if let slot = slots[key]?.slot { return slot }
+      let slot = StorageSlot(backing: backing)
+      slots[key] = WeakSlot(slot)
+      return slot
+    }
+  }
+
+  // MARK: Members
+
+  /// Adds a member and returns what the place holds now, with its change number. The
+  /// place is reloaded first: it may have changed while no node watched it.
+  func join(_ member: any StorageSlotMember) -> (stored: PropertyListValue?, sequence: UInt64) {
+    startWatching()
+    reload(reportingAs: member.valueType)
+    return state.withLock { state in
+      state.members[ObjectIdentifier(member)] = Member(member)
+      return (state.stored, state.sequence)
+    }
+  }
+
+  /// Hands the current value to `member` if the slot changed since change `sequence`: a
+  /// member that joined before its node existed calls this once the node does.
+  func catchUp(_ member: any StorageSlotMember, since sequence: UInt64) {
+    let current = state.withLock { state in
+      state.sequence == sequence ? nil : (state.stored, state.sequence)
+    }
+    if let (stored, sequence) = current {
+      member.receive(stored, sequence: sequence, isWrite: false)
+    }
+  }
+
+  func leave(_ member: ObjectIdentifier) {
+    state.withLock { _ = $0.members.removeValue(forKey: member) }
+  }
+
+  // MARK: Writing
+
+  /// Saves `stored` (nil removes what the place holds) and hands it to the members other
+  /// than `writer`; to none when `writer` is nil (a rollback: the members that took the
+  /// undone value restore themselves). Returns the change number and what the place held
+  /// before.
+  @discardableResult
+  func write(
+    _ stored: PropertyListValue?, from writer: (any StorageSlotMember)?
+  ) -> (sequence: UInt64, previous: PropertyListValue?) {
+    let (sequence, previous, others, mustSave) = state.withLock { state in
+      let previous = state.stored
+      state.stored = stored
+      state.sequence += 1
+      state.hasUnsavedChange = true
+      let mustSave = !state.isSaving
+      state.isSaving = true
+      let others = writer.map { writer in
+        state.liveMembers.filter { $0 !== writer }
+      }
+      return (state.sequence, previous, others ?? [], mustSave)
+    }
+    if mustSave { saveUntilCurrent() }
+    for member in others { member.receive(stored, sequence: sequence, isWrite: true) }
+    return (sequence, previous)
+  }
+
+  /// Saves the latest value until no newer one is waiting. Only one thread at a time runs
+  /// this; a value written meanwhile is saved by the next turn of the loop.
+  private func saveUntilCurrent() {
+    enum Turn {
+      case save(PropertyListValue?)
+      case done(reload: Bool)
+    }
+    while true {
+      let turn = state.withLock { state -> Turn in
+        guard state.hasUnsavedChange else {
+          state.isSaving = false
+          defer { state.wantsReload = false }
+          return .done(reload: state.wantsReload)
+        }
+        state.hasUnsavedChange = false
+        return .save(state.stored)
+      }
+      switch turn {
+      case .save(let value):
+        do {
+          try backing.save(value)
+        } catch {
+          StorageDiagnostic.report(.saveFailed, backing.description, memberType, "\(error)")
+        }
+      case .done(let wantsReload):
+        if wantsReload { reload() }
+        return
+      }
+    }
+  }
+
+  // MARK: Following the place
+
+  /// Loads what the place holds and, when it differs from what the slot knew, hands it to
+  /// every member. Skipped while a save is under way (the saver reloads afterwards), and
+  /// dropped if a write happened while loading: the write is newer.
+  func reload(reportingAs valueType: Any.Type? = nil) {
+    let before: UInt64? = state.withLock { state in
+      if state.isSaving {
+        state.wantsReload = true
+        return nil
+      }
+      return state.sequence
+    }
+    guard let before else { return }
+    let loaded: PropertyListValue?
+    do {
+      loaded = try backing.load()
+    } catch {
+      let failure = "\(error)"
+      let isNew = state.withLock { state in
+        defer { state.loadFailure = failure }
+        return state.loadFailure != failure
+      }
+      if isNew {
+        StorageDiagnostic.report(.loadFailed, backing.description, valueType ?? memberType, failure)
+      }
+      return
+    }
+    let change = state.withLock { state -> (UInt64, [any StorageSlotMember])? in
+      state.loadFailure = nil
+      guard state.sequence == before, !state.isSaving, loaded != state.stored else { return nil }
+      state.stored = loaded
+      state.sequence += 1
+      return (state.sequence, state.liveMembers)
+    }
+    guard let (sequence, members) = change else { return }
+    for member in members { member.receive(loaded, sequence: sequence, isWrite: false) }
+  }
+
+  private func startWatching() {
+    let start = state.withLock { state in
+      defer { state.isWatching = true }
+      return !state.isWatching
+    }
+    guard start else { return }
+    let watch = backing.watch { [weak self] in self?.reload() }
+    state.withLock { $0.watch = watch }
+  }
+
+  /// A type to name in diagnostics that concern the place rather than one node.
+  private var memberType: Any.Type {
+    state.withLock { $0.liveMembers.first?.valueType } ?? Any.self
+  }
+}
