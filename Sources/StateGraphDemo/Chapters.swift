@@ -8,6 +8,7 @@ let chapters: [(String, () -> Void)] = [
   ("withGraphTracking: product availability", productAvailability),
   ("withGraphTrackingGroup: conditional tracking", trackingGroup),
   ("Batches and transactions", batches),
+  ("A persisted setting", persistedSetting),
   ("Normalized data: what a like recomputes", socialMedia),
 ]
 
