@@ -21,6 +21,19 @@ struct ObservationTests {
     #expect(fired.value == 1)
   }
 
+  @Test func onlyTheNodesReadAreObserved() {
+    let read = Stored(wrappedValue: 0)
+    let other = Stored(wrappedValue: 0)
+    let otherComputed = Computed { _ in other.wrappedValue + 1 }
+    _ = otherComputed.wrappedValue
+    let fired = Counter()
+    withObservationTracking { _ = read.wrappedValue } onChange: { fired.tick() }
+    other.wrappedValue = 1
+    #expect(fired.value == 0)
+    read.wrappedValue = 1
+    #expect(fired.value == 1)
+  }
+
   @Test func anEqualWriteDoesNotFire() {
     let count = Stored(wrappedValue: 5)
     let fired = Counter()

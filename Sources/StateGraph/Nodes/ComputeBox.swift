@@ -11,38 +11,54 @@ class ComputeBox {
 
 final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   private let lock = ValueLock()
-  private var value: Value?
+  // A pointer and a flag rather than `Value?`: unspecialized generic code
+  // would look up `Optional<Value>`'s metadata on every access.
+  private let storage = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+  @exclusivity(unchecked) private var hasValue = false
   private let body: @Sendable (GraphContext) -> Value
   private let isSame: ((Value, Value) -> Bool)?
   var node: OpaquePointer!
   weak var owner: Computed<Value>?
 
   init(initialValue: Value?, body: @escaping @Sendable (GraphContext) -> Value) {
-    self.value = initialValue
+    if let initialValue {
+      storage.initialize(to: initialValue)
+      hasValue = true
+    }
     self.body = body
     self.isSame = Equality.comparator(for: Value.self)
   }
 
-  deinit { lock.deallocate() }
+  deinit {
+    if hasValue { storage.deinitialize(count: 1) }
+    storage.deallocate()
+    lock.deallocate()
+  }
 
   /// The cached value; only read after the C core brought the node up to date.
   var current: Value {
     lock.lock()
     defer { lock.unlock() }
-    return value!
+    return storage.pointee
   }
 
   override func compute() -> Int32 {
     let newValue = body(GraphContext())
     lock.lock()
-    let oldValue = value
-    if let oldValue, let isSame, isSame(oldValue, newValue) {
+    guard hasValue else {
+      storage.initialize(to: newValue)
+      hasValue = true
+      lock.unlock()
+      return Int32(SG_CHANGED)
+    }
+    if let isSame, isSame(storage.pointee, newValue) {
       lock.unlock()
       return Int32(SG_UNCHANGED)
     }
-    value = newValue
+    let oldValue = storage.move()  // released after unlock: a deinit may run user code
+    storage.initialize(to: newValue)
     lock.unlock()
-    if let oldValue, let transaction = Transaction.current {
+    if let transaction = Transaction.current {
       transaction.record(self, node: node, restore: { [oldValue] in self.restore(oldValue) })
     }
     return Int32(SG_CHANGED)
@@ -50,8 +66,10 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
 
   private func restore(_ oldValue: Value) {
     lock.lock()
-    value = oldValue
+    let rolledBack = storage.move()
+    storage.initialize(to: oldValue)
     lock.unlock()
+    _ = rolledBack
   }
 
   override func valueDidChange() { owner?.notifyObservation() }

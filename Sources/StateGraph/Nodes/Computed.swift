@@ -79,12 +79,9 @@ public final class Computed<Value>: @unchecked Sendable {
     // same lock as the read, so no write can slip in between.
     let status = sg_read_arm_unchecked(node)
     if status != 0 { GraphCore.fail(status, node) }
-    if !GraphCore.isComputing { registrar.access(self, keyPath: \.wrappedValue) }
+    if !GraphCore.isComputing { registrar.accessValue() }
     return box.current
   }
 
-  func notifyObservation() {
-    registrar.willSet(self, keyPath: \.wrappedValue)
-    registrar.didSet(self, keyPath: \.wrappedValue)
-  }
+  func notifyObservation() { registrar.valueDidChange() }
 }

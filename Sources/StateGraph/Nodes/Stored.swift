@@ -26,7 +26,7 @@ public final class Stored<Value>: @unchecked Sendable {
   let node: OpaquePointer
   let registrar = ObservationRegistrar()
   private let lock = ValueLock()
-  private var value: Value
+  @exclusivity(unchecked) private var value: Value  // guarded by `lock`
   private let isSame: ((Value, Value) -> Bool)?
   /// Where the value persists; nil for a node that lives in memory only
   /// (see Storage/ and `init(name:wrappedValue:backed:)`).
@@ -68,7 +68,7 @@ public final class Stored<Value>: @unchecked Sendable {
   public var wrappedValue: Value {
     get {
       GraphCore.read(node)
-      if !GraphCore.isComputing { registrar.access(self, keyPath: \.wrappedValue) }
+      if !GraphCore.isComputing { registrar.accessValue() }
       lock.lock()
       defer { lock.unlock() }
       return value
@@ -131,8 +131,5 @@ public final class Stored<Value>: @unchecked Sendable {
     _ = rolledBack
   }
 
-  private func notifyObservation() {
-    registrar.willSet(self, keyPath: \.wrappedValue)
-    registrar.didSet(self, keyPath: \.wrappedValue)
-  }
+  private func notifyObservation() { registrar.valueDidChange() }
 }

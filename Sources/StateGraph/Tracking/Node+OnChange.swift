@@ -34,8 +34,9 @@ extension GraphNode {
         guard last.update(value, filter) else { return }
         sg_untracked_begin()
         defer { sg_untracked_end() }
+        if delivery.isCurrent { return handler(value) }  // the common case: no closure
         nonisolated(unsafe) let handler = handler
-        delivery { handler(value) }
+        delivery.hop { handler(value) }
       })
   }
 }
