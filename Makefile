@@ -25,8 +25,8 @@ SHARED := $(BUILD)/libstategraph.so.$(VERSION)
 C_TESTS := $(wildcard Tests/CoreTests/*.c)
 SWIFT   ?= swift
 
-.PHONY: all deps core swift demo test test-c test-c-asan test-c-valgrind test-swift test-tsan \
-        bench install uninstall clean
+.PHONY: all deps core swift demo test test-c test-c-asan test-c-valgrind test-c-tsan test-swift test-tsan \
+        bench test-bench install uninstall clean
 
 all: core swift
 
@@ -55,6 +55,14 @@ $(SHARED): $(patsubst $(CORE)/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 
 swift: deps
 	$(SWIFT) build
+
+# Timing needs a release build; the CI smoke run only checks results, so a
+# debug build (much quicker to compile) serves it.
+bench: deps
+	cd Benchmarks && $(SWIFT) run -c release StateGraphBenchmarks
+
+test-bench: deps
+	cd Benchmarks && $(SWIFT) run StateGraphBenchmarks --quick
 
 demo: deps
 	$(SWIFT) run -c release StateGraphDemo
@@ -92,7 +100,7 @@ test-swift: deps
 test-tsan: deps
 	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread --filter Stress
 
-test: test-c test-c-asan test-c-valgrind test-c-tsan test-examples test-install test-swift test-tsan
+test: test-c test-c-asan test-c-valgrind test-c-tsan test-examples test-install test-swift test-tsan test-bench
 
 # ---------------------------------------------------------------- examples
 
