@@ -18,6 +18,7 @@ let package = Package(
       name: "StateGraphBenchmarks",
       dependencies: [
         .product(name: "StateGraph", package: "StateGraph"),
+        .product(name: "StateGraphNormalization", package: "StateGraph"),
         "MallocCounter",
       ],
       path: "Sources/StateGraphBenchmarks"),

@@ -196,7 +196,6 @@ if !config.quick {
     }
     print(table.render())
   }
-  if entityStoreWorkloads(config).isEmpty { print("\n\(entityStorePending)") }
 
   let targeted = sections.flatMap(\.rows).filter { $0.met != nil }
   let missed = targeted.filter { $0.met == false }
