@@ -64,7 +64,13 @@ bench: deps
 test-bench: deps
 	cd Benchmarks && $(SWIFT) run StateGraphBenchmarks --quick
 
+# The demo draws its graph with Graphviz `dot` when it can: install it when
+# missing, but a failed install only means the demo writes the .dot alone.
 demo: deps
+	@command -v dot >/dev/null || { \
+	  echo "installing graphviz (optional: the demo renders its graph with it)"; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz; } \
+	    >/dev/null 2>&1 || echo "graphviz not installed: the demo will write the DOT file only"; }
 	$(SWIFT) run -c release StateGraphDemo
 
 # ---------------------------------------------------------------- tests
@@ -100,7 +106,69 @@ test-swift: deps
 test-tsan: deps
 	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread --filter Stress
 
-test: test-c test-c-asan test-c-valgrind test-c-tsan test-examples test-install test-swift test-tsan test-bench
+test: test-c test-c-asan test-c-valgrind test-c-tsan test-examples test-install test-swift test-leaks test-tsan test-bench test-fuzz
+
+# ---------------------------------------------------------------- reliability
+#
+#   make fuzz [FUZZ_SECONDS=60]    libFuzzer on the C core (ASan + UBSan)
+#   make test-fuzz                 the same for TEST_FUZZ_SECONDS (part of make test)
+#   make soak [SOAK_SECONDS=60 SOAK_THREADS=4]   threads churning nodes; RSS must stay flat
+#   make test-leaks                the Swift tests under LeakSanitizer (part of make test)
+
+FUZZ_CC           ?= clang
+FUZZ_SECONDS      ?= 60
+TEST_FUZZ_SECONDS ?= 30
+FUZZ_SRC  := $(wildcard Tests/Fuzz/*.c)
+FUZZ_BIN  := $(BUILD)/fuzz/fuzz-core
+FUZZ_LD   := $(shell command -v ld.lld >/dev/null 2>&1 && echo -fuse-ld=lld)
+FUZZ_ARGS  = -max_len=512 -timeout=10 -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/artifacts/
+SOAK_SECONDS ?= 60
+SOAK_THREADS ?= 4
+LEAK_SKIP := StorageProcessTests|TypedIdentifierCompileTimeTests
+
+.PHONY: fuzz-deps fuzz test-fuzz soak test-leaks
+
+# libFuzzer comes with clang (the Swift toolchain's has it); otherwise install
+# Debian's clang and its runtime libraries.
+fuzz-deps: deps
+	@echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' | \
+	  $(FUZZ_CC) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null || { \
+	  echo "installing clang with libFuzzer"; apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang libclang-rt-14-dev >/dev/null; }
+
+$(FUZZ_BIN): $(FUZZ_SRC) Tests/Fuzz/fuzz.h $(CORE_SRC) $(wildcard $(CORE)/*.h $(CORE)/include/*.h) | fuzz-deps
+	mkdir -p $(@D)/corpus $(@D)/artifacts
+	$(FUZZ_CC) $(FUZZ_LD) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	  -I$(CORE)/include -I$(CORE) $(GLIB_CFLAGS) $(FUZZ_SRC) $(CORE_SRC) $(GLIB_LIBS) -lpthread -o $@
+
+# Starts from the seeds kept in Tests/Fuzz/corpus (read only) and what
+# earlier runs found (build/fuzz/corpus, where new inputs go); a failing
+# input is written to build/fuzz/artifacts/. Replay one with
+# `FUZZ_TRACE=1 build/fuzz/fuzz-core build/fuzz/artifacts/crash-...`.
+fuzz: $(FUZZ_BIN)
+	$(FUZZ_BIN) $(FUZZ_ARGS) -max_total_time=$(FUZZ_SECONDS) $(BUILD)/fuzz/corpus Tests/Fuzz/corpus
+
+test-fuzz: $(FUZZ_BIN)
+	$(MAKE) fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
+
+$(BUILD)/soak: Tests/Soak/soak.c $(STATIC)
+	$(CC) $(WARN) $(CFLAGS) -I$(CORE)/include Tests/Soak/soak.c $(STATIC) $(GLIB_LIBS) -lpthread -o $@
+
+soak: core $(BUILD)/soak
+	SOAK_SECONDS=$(SOAK_SECONDS) SOAK_THREADS=$(SOAK_THREADS) $(BUILD)/soak
+
+# The Swift test binary that `make test-swift` built, run with GCC's
+# LeakSanitizer preloaded (no rebuild) and the suppressions in Tests/Leaks.
+# Skipped: the suites that start other processes (they would inherit the
+# preload and report the compiler's memory).
+test-leaks: deps
+	@ldconfig -p | grep -q 'liblsan\.so\.0 ' || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq liblsan0 >/dev/null; }
+	$(SWIFT) build --build-tests
+	SG_DIFF_COUNT=2000 LD_PRELOAD=$$(ldconfig -p | awk '/liblsan\.so\.0 /{print $$NF; exit}') \
+	  LSAN_OPTIONS=exitcode=23:print_suppressions=0:suppressions=$(CURDIR)/Tests/Leaks/lsan-suppressions.txt \
+	  $$($(SWIFT) build --show-bin-path)/StateGraphPackageTests.xctest --testing-library swift-testing \
+	  --skip '$(LEAK_SKIP)'
 
 # ---------------------------------------------------------------- examples
 

@@ -5,6 +5,12 @@
  * a destroy on another thread cannot free it underneath; then it trusts the
  * internal functions, which assume valid, live handles. The *_unchecked
  * variants skip the door: they are for bindings that own their handles.
+ *
+ * The calls that start work open a trace root when this thread traces
+ * (trace.c): under the lock, where the node's name is safe to copy, and
+ * closed after the flush, with no lock held, since closing a root may hand
+ * its chain to the user's handler. The hot ones (reads, writes) are written
+ * once and instantiated with and without a recording, like propagate.c.
  */
 #include "sg_internal.h"
 
@@ -29,7 +35,7 @@ static int create(sg_graph *g, sg_kind kind, const sg_node_info *info, sg_callba
   sg_node *n = sg__node_new(g, kind, info);
   if (!n) return SG_ENOMEM;
   if (!sg__registry_add_node(n)) { /* a freed graph */
-    g_free(n->name);
+    g_free(n->name); /* never renamed yet */
     g_free(n->file);
     g_free(n);
     return SG_ESTALE;
@@ -40,6 +46,7 @@ static int create(sg_graph *g, sg_kind kind, const sg_node_info *info, sg_callba
   pthread_mutex_lock(&g->lock);
   g->live++;
   g->allocated++;
+  sg__live_insert(n);
   pthread_mutex_unlock(&g->lock);
   *out = n;
   return SG_OK;
@@ -59,10 +66,13 @@ int sg_effect_new(sg_graph *g, const sg_node_info *info, sg_callback run, void *
   int rc = create(g, SG_EFFECT, info, run, ctx, destroy, out);
   if (rc < 0) return rc;
   sg_thread *t = sg__thread();
+  sg_trace *trace = t->trace;
   pthread_mutex_lock(&g->lock);
+  int span = trace ? sg__trace_open(trace, SG_TRACE_CREATE, *out) : -1;
   rc = sg__refresh(t, *out);
   sg__unlock(g);
   sg__flush_if_outermost(t);
+  if (trace) sg__trace_close(trace, span);
   return rc < 0 ? SG_ECALLBACK : SG_OK;
 }
 
@@ -70,14 +80,20 @@ int sg_node_destroy(sg_node *n) {
   int rc = sg__enter(n);
   if (rc < 0) return rc;
   sg_graph *g = n->graph;
+  sg_thread *t = sg__thread();
+  sg_trace *trace = t->trace;
+  int span = -1;
   pthread_mutex_lock(&g->lock);
+  if (G_UNLIKELY(n->visitors)) sg__wait_for_visitors(t, n);
   rc = SG_ESTALE;
   if (!n->destroyed) { /* lost a race with another destroy otherwise */
+    if (trace) span = sg__trace_open(trace, SG_TRACE_DESTROY, n);
     sg__destroy_locked(n);
     rc = SG_OK;
   }
   sg__unlock(g);
-  sg__flush_if_outermost(sg__thread());
+  sg__flush_if_outermost(t);
+  if (span >= 0) sg__trace_close(trace, span);
   sg__unpin(n); /* usually the last reference: the destroy callback runs here */
   return rc;
 }
@@ -92,25 +108,49 @@ int sg_read(sg_node *n) {
   return rc;
 }
 
-int sg_read_unchecked(sg_node *n) {
-  sg_thread *t = sg__thread();
-  if (n->kind == SG_EFFECT) return SG_EKIND;
-  if (!t->frame && n->kind == SG_STORED) return SG_OK; /* nothing to record */
-  sg_graph *g = n->graph;
-  if (t->frame && t->frame->node->graph != g) return SG_EGRAPH;
+static void arm_locked(sg_node *n);
 
+/* A read after the checks: brings n up to date, then records the read (in
+ * a callback) or, with `arm`, arms n's watcher. Outside callbacks, a traced
+ * read that finds n stale is a READ root. */
+SG_INLINE int read_node(sg_thread *t, sg_node *n, bool arm, sg_trace *trace) {
+  sg_graph *g = n->graph;
   pthread_mutex_lock(&g->lock);
-  int rc = SG_OK;
-  if (n->destroyed) rc = SG_ESTALE;
-  else if (n->owner || !sg__fresh(n)) rc = sg__refresh(t, n);
+  int rc = SG_OK, span = -1;
+  if (n->destroyed) {
+    rc = SG_ESTALE;
+  } else if (n->owner || !sg__fresh(n)) {
+    if (trace) span = sg__trace_open(trace, SG_TRACE_READ, n);
+    rc = sg__refresh(t, n);
+  }
   /* Another thread may have destroyed n while we brought it up to date (or
    * waited for it): a link to it would hold a node that is already on the
    * graveyard, to be freed at the unlock below. */
   if (rc == SG_OK && n->destroyed) rc = SG_ESTALE;
-  if (rc == SG_OK) rc = sg__track(t, n);
+  if (rc == SG_OK && arm && !g_atomic_int_get(&n->armed)) arm_locked(n);
+  else if (rc == SG_OK && !arm) rc = sg__track(t, n);
   sg__unlock(g);
   sg__flush_if_outermost(t); /* effects reached by writes inside callbacks */
+  if (trace && span >= 0) sg__trace_close(trace, span);
   return rc;
+}
+
+/* Out of line, so that the untraced callers keep the frame they had
+ * before tracing existed (a second inlined copy costs registers). */
+static __attribute__((noinline)) int read_traced(sg_thread *t, sg_node *n, bool arm) {
+  return read_node(t, n, arm, t->trace);
+}
+
+int sg_read_unchecked(sg_node *n) {
+  sg_thread *t = sg__thread();
+  if (n->kind == SG_EFFECT) return SG_EKIND;
+  if (!t->frame) {
+    if (n->kind == SG_STORED) return SG_OK; /* nothing to record */
+    if (G_UNLIKELY(t->trace != NULL)) return read_traced(t, n, false);
+  } else if (t->frame->node->graph != n->graph) {
+    return SG_EGRAPH;
+  }
+  return read_node(t, n, false, NULL);
 }
 
 /* -------------------------------------------------------------- writing */
@@ -123,18 +163,30 @@ int sg_changed(sg_node *n) {
   return rc;
 }
 
-int sg_changed_unchecked(sg_node *n) {
+SG_INLINE int write_node(sg_thread *t, sg_node *n, sg_trace *trace) {
   sg_graph *g = n->graph;
   pthread_mutex_lock(&g->lock);
   if (n->destroyed) {
     pthread_mutex_unlock(&g->lock);
     return SG_ESTALE;
   }
-  n->version++;
+  int span = trace ? sg__trace_open(trace, SG_TRACE_WRITE, n) : -1;
+  n->version = ++n->last_version; /* never a version it had before a rollback */
   sg__mark_dependents(n, SG_DIRTY);
   sg__unlock(g);
-  sg__flush_if_outermost(sg__thread());
+  sg__flush_if_outermost(t);
+  if (trace) sg__trace_close(trace, span);
   return SG_OK;
+}
+
+static __attribute__((noinline)) int write_traced(sg_thread *t, sg_node *n) {
+  return write_node(t, n, t->trace);
+}
+
+int sg_changed_unchecked(sg_node *n) {
+  sg_thread *t = sg__thread();
+  if (G_UNLIKELY(t->trace != NULL)) return write_traced(t, n);
+  return write_node(t, n, NULL);
 }
 
 int sg_node_set_watcher(sg_node *n, sg_callback watcher) {
@@ -180,16 +232,8 @@ int sg_node_arm_unchecked(sg_node *n) {
 int sg_read_arm_unchecked(sg_node *n) {
   sg_thread *t = sg__thread();
   if (t->frame || n->kind != SG_COMPUTED) return sg_read_unchecked(n);
-  sg_graph *g = n->graph;
-  pthread_mutex_lock(&g->lock);
-  int rc = SG_OK;
-  if (n->destroyed) rc = SG_ESTALE;
-  else if (n->owner || !sg__fresh(n)) rc = sg__refresh(t, n);
-  if (rc == SG_OK && n->destroyed) rc = SG_ESTALE;
-  if (rc == SG_OK && !g_atomic_int_get(&n->armed)) arm_locked(n);
-  sg__unlock(g);
-  sg__flush_if_outermost(t);
-  return rc;
+  if (G_UNLIKELY(t->trace != NULL)) return read_traced(t, n, true);
+  return read_node(t, n, true, NULL);
 }
 
 /* ---------------------------------------------------------- transactions */
@@ -213,11 +257,22 @@ int sg_node_version(sg_node *n, uint64_t *version) {
 static int rollback_locked(sg_node *n, uint64_t version) {
   if (n->destroyed) return SG_ESTALE;
   n->version = version;
-  if (n->kind != SG_STORED) n->state = SG_CHECK;
+  /* A computed node's sources are those of its last run, made mid-batch: a
+   * re-check against them cannot tell whether the restored value is the one
+   * they give now (it was stale before the batch, or a placeholder). Run it
+   * again; the cutoff keeps dependents quiet when the value is the same. */
+  if (n->kind != SG_STORED) {
+    n->state = SG_DIRTY;
+    n->must_run = true;
+  }
   /* Dependents re-compare versions instead of trusting an earlier DIRTY:
-   * a source that ends where it started then changes nothing. */
-  for (sg_link *l = n->dependents_head; l; l = l->next_dependent)
-    if (l->target->state == SG_DIRTY) l->target->state = SG_CHECK;
+   * a source that ends where it started then changes nothing. A node that
+   * never ran, failed, lost a source or was rolled back stays DIRTY: its
+   * links cannot tell that it must run. */
+  for (sg_link *l = n->dependents_head; l; l = l->next_dependent) {
+    sg_node *t = l->target;
+    if (t->state == SG_DIRTY && t->has_run && !t->must_run) t->state = SG_CHECK;
+  }
   sg__mark_dependents(n, SG_CHECK);
   return SG_OK;
 }
@@ -229,10 +284,14 @@ int sg_rollback(sg_node *n, uint64_t version) {
     rc = SG_EKIND; /* an effect's version means nothing to anybody */
   } else {
     sg_graph *g = n->graph;
+    sg_thread *t = sg__thread();
+    sg_trace *trace = t->trace;
     pthread_mutex_lock(&g->lock);
+    int span = trace && !n->destroyed ? sg__trace_open(trace, SG_TRACE_ROLLBACK, n) : -1;
     rc = rollback_locked(n, version);
     sg__unlock(g);
-    sg__flush_if_outermost(sg__thread());
+    sg__flush_if_outermost(t);
+    if (span >= 0) sg__trace_close(trace, span);
   }
   sg__unpin(n);
   return rc;

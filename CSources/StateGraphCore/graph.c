@@ -62,6 +62,25 @@ sg_node *sg__node_new(sg_graph *g, sg_kind kind, const sg_node_info *info) {
   return n;
 }
 
+/* Under the lock: the live list keeps creation order, so snapshots of the
+ * whole graph come out in the same order every time. */
+void sg__live_insert(sg_node *n) {
+  sg_graph *g = n->graph;
+  n->live_prev = g->live_tail;
+  if (g->live_tail) g->live_tail->live_next = n;
+  else g->live_head = n;
+  g->live_tail = n;
+}
+
+static void live_remove(sg_node *n) {
+  sg_graph *g = n->graph;
+  if (n->live_prev) n->live_prev->live_next = n->live_next;
+  else g->live_head = n->live_next;
+  if (n->live_next) n->live_next->live_prev = n->live_prev;
+  else g->live_tail = n->live_prev;
+  n->live_prev = n->live_next = NULL;
+}
+
 void sg__ref(sg_node *n) { g_atomic_int_inc(&n->refs); }
 
 /* Under the lock: the node's memory is freed by the next sg__unlock. */
@@ -92,7 +111,8 @@ void sg__unlock(sg_graph *g) {
   while (dead) {
     sg_node *next = dead->next_dead;
     if (dead->destroy) dead->destroy(dead->context);
-    g_free(dead->name);
+    if (G_UNLIKELY(dead->renamed)) sg__names_free(dead);
+    else g_free(dead->name);
     g_free(dead->file);
     g_free(dead);
     dead = next;
@@ -181,10 +201,12 @@ void sg__destroy_locked(sg_node *n) {
   sg_graph *g = n->graph;
   n->destroyed = true;
   g->live--;
+  live_remove(n);
   sg__registry_remove_node(n);
   sg__mark_dependents(n, SG_DIRTY);
   for (sg_link *l = n->dependents_head, *next; l; l = next) {
     next = l->next_dependent;
+    l->target->must_run = true; /* its link to n goes: no version shows this */
     if (!l->target->owner) sg__link_free(g, l);
   }
   if (!n->owner) sg__unlink_sources(n);

@@ -19,6 +19,13 @@
  * once more: a running node is tentatively CLEAN, so the write marks it again;
  * a node being verified counts the marks that reach it. A thread that would
  * wait for a node it (transitively) waits on has found a cycle.
+ *
+ * Tracing (trace.c) records marks, updates and their outcomes. Marking and
+ * refreshing are each written once, as an always-inline body taking the
+ * recording as a parameter, and instantiated twice: with a constant NULL
+ * (every `if (trace)` folds away: the untraced copy is the code as it would
+ * be without tracing) and with the thread's recording. The entry points
+ * choose with one test per call.
  */
 #include "sg_internal.h"
 
@@ -32,13 +39,18 @@ static inline bool unmarked(const sg_node *t) {
   return t->state == SG_CLEAN || !t->has_run;
 }
 
-void sg__mark_dependents(sg_node *source, sg_state direct_state) {
+/* A traced mark records the nodes it visits or whose state it raises; the
+ * first ones under the open span (the write), the others under the node
+ * whose dependents are being marked. */
+SG_INLINE void mark(sg_node *source, sg_state direct_state, sg_trace *trace) {
   GPtrArray *stack = source->graph->scratch;
   for (sg_link *l = source->dependents_head; l; l = l->next_dependent) {
     sg_node *t = l->target;
     bool visit = unmarked(t);
+    sg_state before = t->state;
     t->marks++;
     if (t->state < direct_state) t->state = direct_state;
+    if (trace && (visit || t->state != before)) sg__trace_mark(trace, t, t->state, -1);
     if (visit || t->kind == SG_EFFECT) reached(t);
     if (visit && t->kind != SG_EFFECT) g_ptr_array_add(stack, t);
   }
@@ -47,12 +59,21 @@ void sg__mark_dependents(sg_node *source, sg_state direct_state) {
     for (sg_link *l = n->dependents_head; l; l = l->next_dependent) {
       sg_node *t = l->target;
       bool visit = unmarked(t);
+      sg_state before = t->state;
       t->marks++;
       if (t->state == SG_CLEAN) t->state = SG_CHECK;
+      if (trace && (visit || t->state != before))
+        sg__trace_mark(trace, t, t->state, (int)n->trace_mark);
       if (visit || t->kind == SG_EFFECT) reached(t); /* effects: leaves, cheap */
       if (visit && t->kind != SG_EFFECT) g_ptr_array_add(stack, t);
     }
   }
+}
+
+void sg__mark_dependents(sg_node *source, sg_state direct_state) {
+  sg_trace *trace = sg__tracing_anywhere() ? sg__thread()->trace : NULL;
+  if (G_UNLIKELY(trace)) mark(source, direct_state, trace);
+  else mark(source, direct_state, NULL);
 }
 
 /* --------------------------------------------------------------- claims */
@@ -79,7 +100,7 @@ static void describe_claims(GString *out, sg_thread *t, sg_node *from) {
 /* Claims `n` for thread t, or waits until its owner releases it (RETRY), or
  * reports a cycle: n is owned by t itself, or by a thread that waits for a
  * node t owns. */
-static int claim(sg_thread *t, sg_node *n) {
+SG_INLINE int claim(sg_thread *t, sg_node *n) {
   sg_graph *g = n->graph;
   if (!n->owner) {
     n->owner = t;
@@ -124,16 +145,31 @@ static void release(sg_thread *t, sg_node *n) {
 
 /* --------------------------------------------------------------- run */
 
-/* Runs n's callback with the lock dropped. n is claimed by t. */
-static int run(sg_thread *t, sg_node *n) {
+static sg_trace_result outcome(const sg_node *n, int rc) {
+  if (rc < 0) return SG_TRACE_FAILED;
+  if (n->kind == SG_EFFECT) return SG_TRACE_RAN;
+  if (!n->has_run) return SG_TRACE_FIRST_RUN;
+  return rc == SG_CHANGED ? SG_TRACE_CHANGED : SG_TRACE_UNCHANGED;
+}
+
+/* Runs n's callback with the lock dropped. n is claimed by t. Traced, the
+ * callback's own work (reads that refresh, writes) nests under n's UPDATE
+ * event. */
+SG_INLINE int run(sg_thread *t, sg_node *n, sg_trace *trace, int event) {
   sg_graph *g = n->graph;
   sg_frame frame = {
     .node = n, .cursor = n->sources_head, .epoch = ++g->epoch, .parent = t->frame};
   n->state = SG_CLEAN; /* tentative: a write during the run marks it again */
+  n->must_run = false;
   t->frame = &frame;
+  int outer = trace ? sg__trace_enter(trace, event) : -1;
   pthread_mutex_unlock(&g->lock); /* the callback is user code: never under lock */
   int rc = sg__call_with_stack(t, n->callback, n, n->context);
   pthread_mutex_lock(&g->lock);
+  if (trace) {
+    sg__trace_leave(trace, outer);
+    sg__trace_set_result(trace, event, outcome(n, rc));
+  }
   t->frame = frame.parent;
   sg__prune_unread(&frame);
   n->run_count++;
@@ -145,7 +181,7 @@ static int run(sg_thread *t, sg_node *n) {
     n->has_run = false;
     return rc == SG_ECYCLE ? SG_ECYCLE : SG_ECALLBACK;
   }
-  if (rc == SG_CHANGED || !n->has_run) n->version++;
+  if (rc == SG_CHANGED || !n->has_run) n->version = ++n->last_version;
   n->has_run = true;
   return SG_OK;
 }
@@ -155,7 +191,7 @@ static int run(sg_thread *t, sg_node *n) {
 /* Verifies a CHECK node from its cursor on. Returns the source to refresh
  * (or to wait for, when another thread owns it) first, or NULL when done: n
  * is then DIRTY, or still CHECK when nothing upstream changed. */
-static sg_node *verify(sg_walk_entry *e) {
+SG_INLINE sg_node *verify(sg_walk_entry *e) {
   sg_node *n = e->node;
   for (sg_link *l = e->cursor ? e->cursor : n->sources_head; l; l = l->next_source) {
     sg_node *s = l->source;
@@ -183,7 +219,10 @@ static void abandon(sg_thread *t, guint base) {
   }
 }
 
-int sg__refresh(sg_thread *t, sg_node *target) {
+/* Traced, every node it finds stale gets an UPDATE event, under the node
+ * that needed it (the walk entry below) or, for the target, under the open
+ * span; the outcome is filled in when it is known. */
+SG_INLINE int refresh(sg_thread *t, sg_node *target, sg_trace *trace) {
   GArray *walk = t->walk;
   guint base = walk->len;
   sg_node *next = target;
@@ -196,7 +235,11 @@ int sg__refresh(sg_thread *t, sg_node *target) {
         return SG_ECYCLE;
       }
       if (rc == CLAIMED) {
-        sg_walk_entry entry = {next, NULL, next->marks};
+        sg_walk_entry entry; /* field by field: the untraced copy leaves .trace alone */
+        entry.node = next;
+        entry.cursor = NULL;
+        entry.marks = next->marks;
+        if (trace) entry.trace = -1;
         g_array_append_val(walk, entry);
       } else if (walk->len == base) {
         /* Waited for the target itself: claim it again, unless it was
@@ -216,6 +259,10 @@ int sg__refresh(sg_thread *t, sg_node *target) {
       g_array_set_size(walk, walk->len - 1);
       continue;
     }
+    if (trace && e->trace < 0) {
+      int parent = walk->len - 1 > base ? (e - 1)->trace : -1;
+      e->trace = sg__trace_event(trace, SG_TRACE_UPDATE, n, parent);
+    }
     if (n->state == SG_CHECK && n->has_run) {
       next = verify(e);
       if (next) continue;
@@ -226,16 +273,26 @@ int sg__refresh(sg_thread *t, sg_node *target) {
           continue;
         }
         n->state = SG_CLEAN; /* nothing changed upstream */
-        continue;            /* the loop finds it fresh and pops it */
+        if (trace) sg__trace_set_result(trace, e->trace, SG_TRACE_VERIFIED);
+        continue; /* the loop finds it fresh and pops it */
       }
     }
     /* DIRTY, or never ran */
     e->cursor = NULL;
-    int rc = run(t, n);
+    int rc = run(t, n, trace, trace ? e->trace : -1); /* e may move: the walk grows */
     if (rc < 0) {
       abandon(t, base);
       return rc;
     }
     /* go round: fresh now, unless a write marked it again during the run */
   }
+}
+
+static __attribute__((noinline)) int refresh_traced(sg_thread *t, sg_node *target) {
+  return refresh(t, target, t->trace);
+}
+
+int sg__refresh(sg_thread *t, sg_node *target) {
+  if (G_UNLIKELY(t->trace != NULL)) return refresh_traced(t, target);
+  return refresh(t, target, NULL);
 }

@@ -26,21 +26,27 @@ void sg__enqueue(sg_node *n) {
 /* A watched computed reached by a write. It is not recomputed here (that
  * would make every watched node eager); the watcher hears "may have
  * changed", unless a read already brought the node up to date unchanged. */
-static void notify_watcher(sg_node *n) {
+static void notify_watcher(sg_thread *t, sg_node *n) {
   if (!g_atomic_int_get(&n->armed)) return;
   /* Unchanged: stay armed. Disarming without a call would leave the watcher
    * waiting for a call that never comes (it re-arms only when called). */
   if (sg__fresh(n) && !n->owner && n->version == n->armed_version) return;
+  /* Read under the lock: sg_node_set_watcher may change or remove it. */
+  sg_callback watcher = n->watcher;
+  if (!watcher) { /* removed while armed: nobody to tell */
+    g_atomic_int_set(&n->armed, 0);
+    return;
+  }
+  if (G_UNLIKELY(t->trace != NULL)) sg__trace_event(t->trace, SG_TRACE_WATCHER, n, -1);
   g_atomic_int_set(&n->armed, 0); /* under the lock, as arming is */
   sg__ref(n); /* the context stays valid while the watcher runs */
   pthread_mutex_unlock(&n->graph->lock); /* user code: never under lock */
-  n->watcher(n, n->context);
+  watcher(n, n->context);
   pthread_mutex_lock(&n->graph->lock);
   sg__unref(n);
 }
 
-void sg__flush_if_outermost(sg_thread *t) {
-  if (t->batch_depth || t->frame || t->flushing || t->queue->len == 0) return;
+void sg__flush(sg_thread *t) {
   t->flushing = true;
   for (guint i = 0; i < t->queue->len; i++) { /* grows while we run */
     sg_node *e = g_ptr_array_index(t->queue, i);
@@ -49,7 +55,7 @@ void sg__flush_if_outermost(sg_thread *t) {
     if (e->queued_by == t) e->queued_by = NULL;
     if (e->destroyed) {
     } else if (e->kind != SG_EFFECT) {
-      notify_watcher(e);
+      notify_watcher(t, e);
     } else if (e->owner || !sg__fresh(e)) {
       (void)sg__refresh(t, e); /* a failed run stays DIRTY; nothing to report to */
     }
@@ -66,7 +72,12 @@ int sg_batch_end(void) {
   sg_thread *t = sg__thread();
   if (t->batch_depth == 0) return SG_EBATCH;
   t->batch_depth--;
+  sg_trace *trace = t->trace;
+  /* Traced, the effects the batch's writes reached run under their own root. */
+  bool rooted = trace && t->batch_depth == 0 && !t->frame && !t->flushing && t->queue->len;
+  int span = rooted ? sg__trace_open(trace, SG_TRACE_BATCH_END, NULL) : -1;
   sg__flush_if_outermost(t);
+  if (rooted) sg__trace_close(trace, span);
   return SG_OK;
 }
 

@@ -3,7 +3,9 @@
  *
  * Memory layout in brief:
  *
- *   graph ── lock, cond, link pool, scratch stack, graveyard
+ *   graph ── lock, cond, link pool, scratch stack, graveyard, and an
+ *            intrusive doubly linked list of its live nodes in creation
+ *            order (snapshots enumerate it; O(1) insert and remove)
  *   node  ── kind, state, version; two intrusive doubly linked lists of links:
  *            `sources` (what it read in its last run, in read order) and
  *            `dependents` (who read it). Nodes with many sources also keep a
@@ -14,7 +16,8 @@
  *            re-tracking allocates nothing in the steady state.
  *
  * Every field of a graph, node or link is guarded by its graph's lock, except
- * `refs` (atomic) and the immutable id/name/file/line/kind/graph.
+ * `refs` (atomic) and the immutable id/file/line/kind/graph. (`name` may be
+ * replaced, under the lock, by sg_node_set_name: see names.c.)
  */
 #ifndef SG_INTERNAL_H
 #define SG_INTERNAL_H
@@ -23,7 +26,13 @@
 
 #include <glib.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+
+/* For a body written once and instantiated twice (with a recording and with
+ * a constant NULL one, see trace.c): inlining is what folds the trace code
+ * out of the untraced copy, so it is not left to the compiler's taste. */
+#define SG_INLINE static inline __attribute__((always_inline))
 
 typedef struct sg_link sg_link;
 typedef struct sg_thread sg_thread;
@@ -47,12 +56,24 @@ struct sg_node {
   sg_kind kind;
   sg_state state;
   bool has_run;   /* computed/effect: callback completed at least once */
+  bool must_run;  /* DIRTY for a reason its links cannot show (a source was
+                     destroyed, or it was rolled back): a rollback of a
+                     source must not turn it into CHECK. Cleared by a run. */
   bool destroyed; /* sg_node_destroy was called */
   bool sources_unlinked;
+  bool renamed; /* n->name replaced an earlier one (names.c) */
   gint refs; /* atomic: 1 while live + 1 per dependent link + holders */
   uint64_t version;
+  /* The highest version ever given: a change takes the next one, so after a
+   * rollback (version goes back) no version is ever handed out twice, and a
+   * link whose seen_version matches really saw the value the node has. */
+  uint64_t last_version;
   uint64_t run_count;
   uint32_t marks; /* bumped whenever marking reaches the node */
+  /* Only while a traced thread marks: the index of this node's MARK event,
+   * the parent of the events of the nodes it marks (trace.c). Sits in what
+   * was padding, so tracing adds no bytes to a node. */
+  uint32_t trace_mark;
 
   sg_link *sources_head, *sources_tail;
   sg_link *dependents_head, *dependents_tail;
@@ -70,9 +91,12 @@ struct sg_node {
   void *context;
   sg_destroy destroy;
 
-  char *name, *file;
+  char *name, *file; /* name: see names.c */
   int line;
+  uint32_t visitors; /* snapshot visitors running for it: destroy waits for
+                        them (snapshot.c); in what was padding */
   sg_node *next_dead; /* graveyard list */
+  sg_node *live_prev, *live_next; /* the graph's live list, while not destroyed */
 };
 
 struct sg_graph {
@@ -87,6 +111,7 @@ struct sg_graph {
   GPtrArray *scratch; /* marking stack, reused */
   sg_node *graveyard; /* nodes whose memory waits to be freed unlocked */
   int waiters;
+  sg_node *live_head, *live_tail; /* live nodes, oldest first */
 };
 
 /* A callback running on this thread. Lives on the C stack of run_callback. */
@@ -112,12 +137,15 @@ struct sg_thread {
   sg_node *waiting_for;
   GString *last_cycle;
   void *binding_slot;
+  sg_trace *trace;   /* the recording while this thread traces, else NULL */
+  sg_node *visiting; /* the node a snapshot visitor of this thread is on */
 };
 
 typedef struct sg_walk_entry {
   sg_node *node;
   sg_link *cursor; /* where verification of node's sources resumes */
   uint32_t marks;  /* node->marks when verification began */
+  int trace;       /* traced refresh: its UPDATE event, or -1 (in padding) */
 } sg_walk_entry;
 
 /* ---- registry.c: which handles are live (checks at the door) */
@@ -139,8 +167,12 @@ static inline int sg__enter(sg_node *n) {
   return sg__registry_pin(n, 0) ? SG_OK : SG_ESTALE;
 }
 
+/* ---- names.c: debug names that stay valid until the node is freed */
+void sg__names_free(sg_node *n); /* a renamed node's name, and all it replaced */
+
 /* ---- graph.c: nodes, links, memory */
 sg_node *sg__node_new(sg_graph *g, sg_kind kind, const sg_node_info *info);
+void sg__live_insert(sg_node *n); /* under the lock, at creation */
 void sg__ref(sg_node *n);
 void sg__unref(sg_node *n); /* under lock; a dead node goes to the graveyard */
 void sg__unpin(sg_node *n); /* sg__unref without the lock held */
@@ -154,6 +186,10 @@ void sg__destroy_locked(sg_node *n);
 
 /* ---- introspect.c: describing nodes (also for whole-graph snapshots) */
 void sg__describe_locked(sg_node *n, sg_node_description *out);
+
+/* ---- snapshot.c: under the lock, before destroying n: waits while
+ * snapshot visitors of other threads look at it (their context must stay) */
+void sg__wait_for_visitors(sg_thread *t, sg_node *n);
 
 /* ---- tracking.c: thread state, frames, recording reads */
 sg_thread *sg__thread(void);
@@ -172,7 +208,43 @@ int sg__refresh(sg_thread *t, sg_node *target);
 
 /* ---- schedule.c: effects and batches */
 void sg__enqueue(sg_node *effect_or_watched);
-void sg__flush_if_outermost(sg_thread *t);
+void sg__flush(sg_thread *t); /* runs the queue; see sg__flush_if_outermost */
+
+/* Runs this thread's pending effects when its outermost operation ends. The
+ * test is inline: almost every call (each read inside a callback) stops
+ * here, and the call would cost more than the test. */
+static inline void sg__flush_if_outermost(sg_thread *t) {
+  if (t->batch_depth || t->frame || t->flushing || t->queue->len == 0) return;
+  sg__flush(t);
+}
+
+/* ---- trace.c: recording what writes cause (see stategraph.h, tracing)
+ *
+ * Free when off: sites that have the thread at hand test `t->trace`; the
+ * marking loop, which has not, tests sg__tracing_threads (a relaxed load of
+ * a global counter) once per call. Per-node loops are compiled twice (an
+ * always-inline body with the trace as a parameter, called with NULL), so
+ * the untraced copy has no trace code at all. Everything below is called
+ * only when tracing. Events naming a node are recorded under its graph lock
+ * (the name may change under the lock); sg__trace_close never runs under a
+ * lock: it may hand a chain to the user's handler. */
+extern atomic_int sg__tracing_threads;
+
+static inline bool sg__tracing_anywhere(void) {
+  return G_UNLIKELY(atomic_load_explicit(&sg__tracing_threads, memory_order_relaxed) != 0);
+}
+
+/* Opens a span (a root, or nested under the open one) and returns its index. */
+int sg__trace_open(sg_trace *tr, sg_trace_kind kind, sg_node *n);
+void sg__trace_close(sg_trace *tr, int span);
+/* A leaf or a span's child; parent -1 means "under the open span". */
+int sg__trace_event(sg_trace *tr, sg_trace_kind kind, sg_node *n, int parent);
+void sg__trace_set_result(sg_trace *tr, int event, sg_trace_result result);
+/* The span that events nest under while a callback runs. */
+int sg__trace_enter(sg_trace *tr, int span); /* returns the previous one */
+void sg__trace_leave(sg_trace *tr, int previous);
+void sg__trace_mark(sg_trace *tr, sg_node *n, sg_state state, int parent);
+void sg__trace_thread_exit(sg_thread *t);
 
 /* ---- stack.c: continuing deep evaluations on a fresh stack */
 int sg__call_with_stack(sg_thread *t, sg_callback cb, sg_node *n, void *ctx);

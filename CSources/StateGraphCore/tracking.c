@@ -18,6 +18,7 @@ static __thread sg_thread *current;
 
 static void thread_free(gpointer data) {
   sg_thread *t = data;
+  sg__trace_thread_exit(t);
   for (guint i = 0; i < t->queue->len; i++) {
     sg_node *e = g_ptr_array_index(t->queue, i);
     pthread_mutex_lock(&e->graph->lock);

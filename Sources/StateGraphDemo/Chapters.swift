@@ -10,6 +10,7 @@ let chapters: [(String, () -> Void)] = [
   ("Batches and transactions", batches),
   ("A persisted setting", persistedSetting),
   ("Normalized data: what a like recomputes", socialMedia),
+  ("Seeing the graph: traces, snapshots, a picture", seeingTheGraph),
 ]
 
 /// Prints an indented line, so output reads as a story.

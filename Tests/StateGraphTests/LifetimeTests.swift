@@ -69,7 +69,7 @@ struct IsolatedLifetimeTests {
 
 @Suite("Deep graphs")
 struct DeepGraphTests {
-  @Test(.timeLimit(.minutes(2))) func aChainOf100kComputedsEvaluatesFromScratch() {
+  @Test(.timeLimit(.minutes(2))) func aChainOf100kComputedsEvaluatesFromScratch() async {
     let head = Stored(wrappedValue: 0)
     var chain: [Computed<Int>] = []
     chain.reserveCapacity(100_000)
@@ -89,6 +89,8 @@ struct DeepGraphTests {
     _ = tracker.track(chain[0])
     chain = []
     previous = Computed { _ in 0 }
-    #expect(tracker.aliveCount == 0)
+    // A graph snapshot on another thread (introspection tests) may hold a
+    // node for a moment and release it there.
+    #expect(await eventually { tracker.aliveCount == 0 })
   }
 }

@@ -65,10 +65,11 @@
  *
  *   Every function may be called from any thread, on any graph. Each graph
  *   has one internal lock; it is never held while your code runs (compute,
- *   effect, watcher and destroy callbacks), so callbacks may call any
- *   function here — read, write, create, destroy — without deadlock. The
- *   tracking frame (which callback is running now), batch depth, pending
- *   effects and sg_last_cycle() are per thread. Two threads that need the
+ *   effect, watcher, destroy, snapshot visitor and trace handler callbacks),
+ *   so callbacks may call any function here — read, write, create, destroy
+ *   — without deadlock. The tracking frame (which callback is running now),
+ *   batch depth, pending effects, tracing and sg_last_cycle() are per
+ *   thread. Two threads that need the
  *   same stale node at once do not compute it twice: the second waits.
  *
  *   A compute callback runs on the thread that reads the node, or on a
@@ -94,9 +95,10 @@
  *   sg_node_destroy() itself, on the destroying thread; otherwise on
  *   whichever thread lets go of the node last — one that was running or
  *   verifying it at that moment, holding it in a pending effect queue (a
- *   batch not yet ended; at the latest when that thread exits), or in the
- *   middle of a checked call on it. It runs with no lock held and may call
- *   any function here. It is not called when creation fails.
+ *   batch not yet ended; at the latest when that thread exits), in the
+ *   middle of a checked call on it, or taking a snapshot that includes it.
+ *   It runs with no lock held and may call any function here. It is not
+ *   called when creation fails.
  *
  * ERRORS
  *
@@ -136,6 +138,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h> /* FILE, for the DOT and trace writers */
 
 #ifdef __cplusplus
 extern "C" {
@@ -171,7 +174,7 @@ const char *sg_version(void);
   X(SG_ENOMEM, -6, "out of memory")                                           \
   X(SG_EGRAPH, -7, "the nodes belong to different graphs")                    \
   X(SG_ECALLBACK, -8, "a compute or effect callback failed")                  \
-  X(SG_EBUSY, -9, "the graph still has nodes")
+  X(SG_EBUSY, -9, "busy: the graph still has nodes, or a trace is running")
 
 enum sg_error {
 #define SG__ENUM(name, value, message) name = value,
@@ -280,7 +283,9 @@ int sg_effect_new(sg_graph *graph, const sg_node_info *info, sg_callback run,
  * become DIRTY), cancels a pending run of an effect, and arranges for its
  * destroy callback (see LIFETIME AND OWNERSHIP). The handle is stale
  * afterwards. Any thread; safe inside callbacks, including the node's own
- * (that callback finishes its run first).
+ * (that callback finishes its run first). While a snapshot visitor runs for
+ * the node on another thread, it waits for the visitor to return (see
+ * sg_snapshot_visitor).
  * Errors: SG_EINVAL (NULL), SG_ESTALE (already destroyed). */
 int sg_node_destroy(sg_node *node);
 
@@ -338,9 +343,11 @@ int sg_batch_depth(void);
 
 /* ----------------------------------------------------------- transactions */
 
-/* A node's version grows every time its value changes: each sg_changed(),
- * a computed's first successful run, and each run that answered
- * SG_CHANGED. Stores it in *version. Any thread.
+/* A node gets a new version every time its value changes: each
+ * sg_changed(), a computed's first successful run, and each run that
+ * answered SG_CHANGED. The new version is one more than the highest the
+ * node ever had, so after sg_rollback() no version is handed out twice: a
+ * version names one value. Stores it in *version. Any thread.
  * Errors: SG_EINVAL (a NULL argument), SG_ESTALE. */
 int sg_node_version(sg_node *node, uint64_t *version);
 
@@ -351,7 +358,10 @@ uint64_t sg_node_version_unchecked(sg_node *node);
 /* Gives a stored or computed node back a version it had before; the
  * binding restores the matching value first. Dependents re-check instead of
  * recomputing blindly, so a node that ends a batch where it began notifies
- * nobody. Inside a batch, as a transaction's undo.
+ * nobody. A computed node runs again at its next read (the sources it last
+ * read may not give the restored value any more); when it finds that value
+ * it keeps the restored version and its dependents stay quiet. Inside a
+ * batch, as a transaction's undo.
  * Errors: SG_EINVAL, SG_ESTALE, SG_EKIND (an effect node). */
 int sg_rollback(sg_node *node, uint64_t version);
 
@@ -419,8 +429,8 @@ typedef struct sg_node_description {
   sg_graph *graph; /* the graph it belongs to */
   sg_kind kind;
   sg_state state;
-  const char *name; /* from sg_node_info ("" when none); owned by the node: */
-  const char *file; /* valid until it is destroyed */
+  const char *name; /* from sg_node_info or sg_node_set_name ("" when none); */
+  const char *file; /* owned by the node: valid until it is destroyed */
   int line;
   uint64_t version;       /* see sg_node_version */
   uint64_t run_count;     /* compute/effect callback runs, failed ones too */
@@ -452,6 +462,225 @@ int sg_node_dependents(sg_node *node, sg_node **out, size_t max, size_t *count);
  * reusing a destroyed node's memory for a new one. id 0 accepts any live
  * node. Any thread. Errors: SG_EINVAL (NULL), SG_ESTALE. */
 int sg_node_check(sg_node *node, uint64_t id);
+
+/* Gives the node a new debug name (copied; NULL means none), shown from now
+ * on in descriptions, snapshots, DOT, traces and cycle reports. A binding
+ * uses it to qualify names it learns after creation ("Cart.total" for the
+ * `total` property of a `Cart`). Names handed out before stay valid until
+ * the node is destroyed: renaming keeps them. Any thread.
+ * Errors: SG_EINVAL (NULL node), SG_ESTALE, SG_ENOMEM. */
+int sg_node_set_name(sg_node *node, const char *name);
+
+/* Stored nodes are created without a context. This gives one a context
+ * pointer for your own use: snapshot visitors receive it (see
+ * sg_snapshot_graph), so a program can describe the value it stands for.
+ * The graph never frees it (stored nodes have no destroy callback); it must
+ * stay valid until the node is destroyed. Any thread.
+ * Errors: SG_EINVAL (NULL node), SG_ESTALE, SG_EKIND (not a stored node). */
+int sg_stored_set_context(sg_node *stored, void *context);
+
+/* sg_stored_set_context() without the door and without the kind check. */
+void sg_stored_set_context_unchecked(sg_node *stored, void *context);
+
+/* -------------------------------------------------------------- snapshots */
+
+/* A snapshot is a copy of many nodes and the edges between them, all taken
+ * at one moment under the graph lock, so it never mixes before and after a
+ * write. It owns all its memory and holds no node: read it at leisure, on
+ * any thread, and free it with sg_snapshot_free(). */
+typedef struct sg_snapshot sg_snapshot;
+
+/* One node of a snapshot. */
+typedef struct sg_snapshot_entry {
+  sg_node *node; /* its handle: stale once the node is destroyed; the id
+                    tells (sg_node_check(node, id)) */
+  uint64_t id;
+  sg_kind kind;
+  sg_state state;
+  const char *name; /* copies owned by the snapshot ("" when none) */
+  const char *file;
+  int line;
+  const char *value;  /* NULL unless a visitor set one (sg_snapshot_set_value) */
+  uint64_t version;   /* see sg_node_version */
+  uint64_t run_count; /* compute/effect callback runs, failed ones too */
+  size_t source_count;   /* sources that are in the snapshot too, */
+  const size_t *sources; /* as indices into the entries, in read order */
+} sg_snapshot_entry;
+
+/* Called once per node while a snapshot is taken, after the graph lock was
+ * released, with the node's index in the snapshot and the context it was
+ * created with (or given: sg_stored_set_context; NULL when none). Its job is
+ * to describe the value the node stands for, with sg_snapshot_set_value(),
+ * or to copy what it needs to describe it later.
+ *
+ * While it runs, the node is not destroyed: sg_node_destroy() of it on
+ * another thread waits until the visitor returns. So a context is valid
+ * here even when no destroy callback owns it. Keep the visitor short, do
+ * not wait for other threads in it, and do not destroy the node (that would
+ * free the context under it). Other calls are allowed: no lock is held. Not
+ * called for nodes destroyed between the copy and the visit. */
+typedef void (*sg_snapshot_visitor)(sg_snapshot *snapshot, size_t index, void *context,
+                                    void *user);
+
+/* Which part of the graph sg_snapshot_around() takes, besides the node
+ * itself: what it reads, transitively; what reads it, transitively; or both
+ * (the union of the two, not the whole connected component). */
+typedef enum sg_direction {
+  SG_UPSTREAM = 1,
+  SG_DOWNSTREAM = 2,
+  SG_BOTH = SG_UPSTREAM | SG_DOWNSTREAM
+} sg_direction;
+
+/* Snapshots every live node of `graph`, ordered by id (that is, creation
+ * order), each with its sources in read order. `visit` (may be NULL) runs
+ * once per node, see sg_snapshot_visitor, with `user` passed through.
+ * Cost: O(nodes + edges) under the graph lock, plus one short lock per node
+ * when visiting. Any thread, also inside callbacks.
+ * Errors (*out untouched): SG_EINVAL (graph or out NULL), SG_ESTALE (freed
+ * graph), SG_ENOMEM. */
+int sg_snapshot_graph(sg_graph *graph, sg_snapshot_visitor visit, void *user,
+                      sg_snapshot **out);
+
+/* Like sg_snapshot_graph() for the part of the node's graph that
+ * `direction` names, the node included. Edges to nodes outside that part
+ * are left out (a downstream node's other sources, say).
+ * Errors: as sg_snapshot_graph; SG_EINVAL also for a direction that is none
+ * of SG_UPSTREAM, SG_DOWNSTREAM, SG_BOTH. */
+int sg_snapshot_around(sg_node *node, sg_direction direction, sg_snapshot_visitor visit,
+                       void *user, sg_snapshot **out);
+
+/* The entries, ordered by id; stores their number in *count. Never NULL
+ * (an empty snapshot answers a pointer to no entries and count 0). The
+ * pointers inside stay valid until sg_snapshot_free. */
+const sg_snapshot_entry *sg_snapshot_entries(const sg_snapshot *snapshot, size_t *count);
+
+/* Sets (copies) the description of entry `index`'s value; NULL clears it.
+ * Not thread-safe: call it from the visitor or from the one thread that
+ * owns the snapshot. Errors: SG_EINVAL (NULL snapshot, index out of
+ * range). */
+int sg_snapshot_set_value(sg_snapshot *snapshot, size_t index, const char *value);
+
+/* Frees a snapshot. NULL is allowed. */
+void sg_snapshot_free(sg_snapshot *snapshot);
+
+/* -------------------------------------------------------------------- DOT */
+
+/* Writes the snapshot as a Graphviz DOT digraph to `out`: one vertex per
+ * entry (n0, n1, ... in entry order) labelled with its name, value (when
+ * set; cut at 40 characters), kind, state, run count and source place; one
+ * edge per source, from the source to the node that read it, in entry and
+ * read order (data flows top down). Same snapshot, same bytes. Stored nodes
+ * are light blue boxes, computed ones white rounded boxes, effects light
+ * purple ellipses; a CHECK node is filled yellow, a DIRTY one red. Render
+ * with `dot -Tpng graph.dot -o graph.png`.
+ * Errors: SG_EINVAL (a NULL argument). Write errors are the stream's to
+ * report: check ferror(out) (and fclose's result). */
+int sg_snapshot_write_dot(const sg_snapshot *snapshot, FILE *out);
+
+/* sg_snapshot_graph() without visitor, sg_snapshot_write_dot(), and
+ * sg_snapshot_free(): the whole graph as DOT in one call.
+ * Errors: as those calls. */
+int sg_graph_write_dot(sg_graph *graph, FILE *out);
+
+/* ---------------------------------------------------------------- tracing */
+
+/* Tracing records, for every write, the chain of work it caused: which
+ * nodes became DIRTY or CHECK, which were recomputed and whether their
+ * value changed, which were cut off by equality, which effects ran and
+ * which watchers were told. It is per thread (it sees this thread's work,
+ * including effects run for its writes, not other threads'), off by
+ * default, and costs nothing measurable when off: the core tests one flag
+ * per call that starts or refreshes work (not per node), and the per-node
+ * loops are compiled twice, so the untraced copy has no trace code at all.
+ *
+ * A CHAIN is a tree of events in depth-first order; `depth` 0 is its root.
+ * For a → b = sign(a), a → c = a / 10, d = b + c and an effect e reading d,
+ * the write a = 15 (from 1) gives:
+ *
+ *   write a (model.c:1)          SG_TRACE_WRITE: sg_changed(a)
+ *     b: dirty                   SG_TRACE_MARK: b reads a
+ *     c: dirty                     (c reads a too)
+ *       d: check                   d reads c (and b: marked once)
+ *         e: check                 effect e reads d
+ *     e: ran                     SG_TRACE_UPDATE: e ran after the write,
+ *       d: recomputed, changed     which needed d up to date, which
+ *         b: recomputed, unchanged (cut off)   needed b (equal value)
+ *         c: recomputed, changed               and c
+ *
+ * Roots are the calls that start work: sg_changed (write), sg_rollback,
+ * sg_node_destroy (dependents become DIRTY), a read outside callbacks that
+ * finds its node stale (read), sg_effect_new (create) and the outermost
+ * sg_batch_end (end of batch: the batch's effects). Work done inside a
+ * callback nests under the node whose callback it is. */
+typedef struct sg_trace sg_trace;
+
+typedef enum sg_trace_kind {
+  SG_TRACE_WRITE = 0,     /* root: sg_changed() */
+  SG_TRACE_ROLLBACK = 1,  /* root: sg_rollback() */
+  SG_TRACE_DESTROY = 2,   /* root: sg_node_destroy() */
+  SG_TRACE_READ = 3,      /* root: a read outside callbacks found the node stale */
+  SG_TRACE_CREATE = 4,    /* root: sg_effect_new() and its first run */
+  SG_TRACE_BATCH_END = 5, /* root: the outermost sg_batch_end() (no node) */
+  SG_TRACE_MARK = 6,      /* the node became `state` (DIRTY or CHECK) */
+  SG_TRACE_UPDATE = 7,    /* a stale node was brought up to date: `result` */
+  SG_TRACE_WATCHER = 8    /* the node's watcher was told it may have changed */
+} sg_trace_kind;
+
+/* How an SG_TRACE_UPDATE ended. */
+typedef enum sg_trace_result {
+  SG_TRACE_ABANDONED = 0, /* not finished: a source failed or formed a cycle */
+  SG_TRACE_FIRST_RUN = 1, /* a computed ran for the first time */
+  SG_TRACE_CHANGED = 2,   /* a computed ran and answered SG_CHANGED */
+  SG_TRACE_UNCHANGED = 3, /* ...answered SG_UNCHANGED: cut off, its dependents
+                             are not recomputed for it */
+  SG_TRACE_VERIFIED = 4,  /* CHECK, and no source had changed: not run */
+  SG_TRACE_RAN = 5,       /* an effect ran */
+  SG_TRACE_FAILED = 6     /* the callback failed */
+} sg_trace_result;
+
+/* One event. Strings are copies owned by the trace. */
+typedef struct sg_trace_event {
+  sg_trace_kind kind;
+  int depth;        /* 0 for a root; an event's children follow it */
+  uint64_t node_id; /* 0 for SG_TRACE_BATCH_END */
+  sg_kind node_kind;
+  const char *name; /* "" when the node has none */
+  const char *file;
+  int line;
+  sg_state state;         /* SG_TRACE_MARK: the state given */
+  sg_trace_result result; /* SG_TRACE_UPDATE */
+} sg_trace_event;
+
+/* Receives each chain when its root's call returns, on the traced thread,
+ * with no lock held. The events are valid during the call only (they stay
+ * in the trace too). It may call any function here. */
+typedef void (*sg_trace_handler)(const sg_trace_event *chain, size_t count, void *user);
+
+/* Starts tracing this thread. `handler` (may be NULL) receives each chain as
+ * it completes; the trace keeps every event either way. Call it outside
+ * callbacks. Errors: SG_EBUSY (this thread is already tracing, or a callback
+ * is running on it), SG_ENOMEM. */
+int sg_trace_begin(sg_trace_handler handler, void *user);
+
+/* Stops tracing this thread and hands over the recording in *out (free it
+ * with sg_trace_free). Call it outside callbacks, at the level of the
+ * sg_trace_begin. Errors (nothing stops): SG_EINVAL (out NULL), SG_EBATCH
+ * (this thread is not tracing), SG_EBUSY (inside a callback). */
+int sg_trace_end(sg_trace **out);
+
+/* The recorded events, chains one after another; stores their number in
+ * *count. Never NULL. Valid until sg_trace_free. */
+const sg_trace_event *sg_trace_events(const sg_trace *trace, size_t *count);
+
+/* Writes events as an indented tree, one line each, two spaces per depth
+ * (the form shown above; unnamed nodes show as "(unnamed)", roots show
+ * their source place when they have one). Works on a whole trace or on a
+ * chain a handler received. Errors: SG_EINVAL (out NULL, or events NULL
+ * with count > 0). Write errors: check ferror(out), as for DOT. */
+int sg_trace_write(const sg_trace_event *events, size_t count, FILE *out);
+
+/* Frees a trace. NULL is allowed. */
+void sg_trace_free(sg_trace *trace);
 
 #ifdef __cplusplus
 }

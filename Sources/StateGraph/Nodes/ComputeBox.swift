@@ -7,6 +7,8 @@ import StateGraphCore
 class ComputeBox {
   func compute() -> Int32 { fatalError("abstract") }
   func valueDidChange() {}
+  /// The cached value, for a graph snapshot (Introspection/GraphSnapshot.swift).
+  func snapshotValue() -> Any? { nil }
 }
 
 final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
@@ -59,7 +61,14 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
     storage.initialize(to: newValue)
     lock.unlock()
     if let transaction = Transaction.current {
-      transaction.record(self, node: node, restore: { [oldValue] in self.restore(oldValue) })
+      // The log calls sg_rollback with `node` later: `owner` (captured) keeps
+      // the C node alive until then, or a node created meanwhile could get
+      // its memory and be rolled back in its place.
+      transaction.record(
+        self, node: node, restore: { [oldValue, owner] in
+          self.restore(oldValue)
+          _ = owner
+        })
     }
     return Int32(SG_CHANGED)
   }
@@ -73,6 +82,8 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   }
 
   override func valueDidChange() { owner?.notifyObservation() }
+
+  override func snapshotValue() -> Any? { lock.withLock { hasValue ? storage.pointee : nil } }
 }
 
 /// C entry points into Swift. `context` is an unmanaged `ComputeBox`.

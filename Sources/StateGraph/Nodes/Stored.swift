@@ -55,6 +55,8 @@ public final class Stored<Value>: @unchecked Sendable {
       _ = sg_stored_new(GraphCore.graph, info, &created)
     }
     self.node = created!
+    // Graph snapshots reach the value through the context (Introspection/).
+    sg_stored_set_context_unchecked(node, Unmanaged.passUnretained(self).toOpaque())
   }
 
   deinit {
@@ -130,6 +132,9 @@ public final class Stored<Value>: @unchecked Sendable {
     lock.unlock()
     _ = rolledBack
   }
+
+  /// The value, for a graph snapshot (Introspection/GraphSnapshot.swift).
+  func snapshotValue() -> Any? { lock.withLock { value } }
 
   private func notifyObservation() { registrar.valueDidChange() }
 }

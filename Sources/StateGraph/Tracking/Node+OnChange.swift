@@ -29,7 +29,7 @@ extension GraphNode {
     let delivery = Delivery(isolation)
     let last = LastValue<Value>()
     scope.add(
-      GraphEffect(name: "onChange(\(name))") {
+      GraphEffect(name: "onChange(\(graphName))") {
         let value = self.wrappedValue
         guard last.update(value, filter) else { return }
         sg_untracked_begin()

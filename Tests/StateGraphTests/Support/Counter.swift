@@ -29,7 +29,7 @@ final class Recorder<Value>: @unchecked Sendable {
 }
 
 /// Checks that objects are freed: hold weak references, then assert.
-final class LifetimeTracker {
+final class LifetimeTracker: @unchecked Sendable {
   private var references: [() -> AnyObject?] = []
 
   func track<T: AnyObject>(_ object: T) -> T {

@@ -1,0 +1,59 @@
+/*
+ * names.c — renaming a node, and freeing its names.
+ *
+ * sg_node_describe hands out the node's name pointer, valid until the node
+ * is destroyed. Renaming must not break that promise, so a replaced name is
+ * kept, not freed: a new name is allocated behind a hidden link to the one
+ * it replaced, and freeing the node frees the whole chain. The name a node
+ * is created with is a plain string (g_strdup), so a node that is never
+ * renamed pays nothing; `renamed` tells the two cases apart.
+ *
+ *   block:  [ previous | previous is a block? | 't' 'o' 't' 'a' 'l' '\0' ]
+ *                                               ^ n->name points here
+ */
+#include "sg_internal.h"
+
+#include <string.h>
+
+typedef struct name_block {
+  char *previous;          /* the name this one replaced */
+  bool previous_is_block;  /* false: previous is the plain name from creation */
+  char text[];
+} name_block;
+
+static name_block *block_of(char *name) {
+  return (name_block *)(name - offsetof(name_block, text));
+}
+
+void sg__names_free(sg_node *n) {
+  char *name = n->name;
+  bool is_block = true; /* n->renamed: the caller frees plain names itself */
+  while (is_block) {
+    name_block *b = block_of(name);
+    name = b->previous;
+    is_block = b->previous_is_block;
+    g_free(b);
+  }
+  g_free(name);
+}
+
+int sg_node_set_name(sg_node *n, const char *name) {
+  int rc = sg__enter(n);
+  if (rc < 0) return rc;
+  if (!name) name = "";
+  size_t size = strlen(name) + 1;
+  /* Allocated before the lock; linked to the old name under it, where
+   * readers (descriptions, snapshots, traces, cycle reports) look. */
+  name_block *b = g_try_malloc(sizeof *b + size);
+  if (b) {
+    memcpy(b->text, name, size);
+    pthread_mutex_lock(&n->graph->lock);
+    b->previous = n->name;
+    b->previous_is_block = n->renamed;
+    n->name = b->text;
+    n->renamed = true;
+    pthread_mutex_unlock(&n->graph->lock);
+  }
+  sg__unpin(n);
+  return b ? SG_OK : SG_ENOMEM;
+}

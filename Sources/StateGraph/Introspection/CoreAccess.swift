@@ -1,0 +1,38 @@
+import StateGraphCore
+
+/// A Swift node's C handle, for the introspection calls that take one.
+protocol CoreNodeHolder: AnyObject {
+  var node: OpaquePointer { get }
+}
+
+extension Stored: CoreNodeHolder {}
+extension Computed: CoreNodeHolder {}
+
+extension GraphNode {
+  /// The C node behind a ``Stored`` or ``Computed``.
+  var coreNode: OpaquePointer {
+    guard let holder = self as? CoreNodeHolder else {
+      preconditionFailure("StateGraph: \(Self.self) is not a Stored or Computed node")
+    }
+    return holder.node
+  }
+
+  /// The node's name in the graph: its `name:`, or what ``nameGraphNodes(of:)``
+  /// made of it. Observers are named after it ("onChange(Cart.total)").
+  var graphName: String {
+    var description = sg_node_description()
+    guard sg_node_describe(coreNode, &description) == 0 else { return name }
+    return String(cString: description.name)
+  }
+}
+
+/// What a C node's context points at when it can show the node's value: the
+/// `Stored` itself, or a `Computed`'s `ComputeBox`. Effects' contexts cannot.
+protocol SnapshotValueSource: AnyObject {
+  /// The current (cached) value, copied under the node's value lock; nil
+  /// for a computed that never ran. Runs no user code: a copy, no more.
+  func snapshotValue() -> Any?
+}
+
+extension Stored: SnapshotValueSource {}
+extension ComputeBox: SnapshotValueSource {}
