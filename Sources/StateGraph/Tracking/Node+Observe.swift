@@ -13,8 +13,7 @@ extension GraphNode where Value: Sendable {
       let subscription = withGraphTracking {
         onChange(filter: filter, isolation: nil) { continuation.yield($0) }
       }
-      nonisolated(unsafe) let owned = subscription
-      continuation.onTermination = { _ in owned.cancel() }
+      continuation.onTermination = { _ in subscription.cancel() }
     }
   }
 }
