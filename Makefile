@@ -97,7 +97,7 @@ test-c-asan: deps $(BUILD)/core-tests-asan
 	ASAN_OPTIONS=detect_leaks=1 $(BUILD)/core-tests-asan
 
 test-c-valgrind: core $(BUILD)/core-tests
-	SG_TEST_QUICK=1 valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+	SG_TEST_QUICK=1 valgrind --quiet --fair-sched=yes --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 	  --max-stackframe=100000000 $(BUILD)/core-tests
 
 test-swift: deps
