@@ -194,6 +194,17 @@ void sg__unlink_sources(sg_node *n) {
   n->sources_unlinked = true;
 }
 
+/* A link read in the current run of a callback running on this thread: that
+ * run has used the source's value already, so losing the source later in the
+ * run changes nothing it computed (a temporary node made, read and dropped
+ * inside a computation). */
+static bool read_in_running_frame(sg_thread *t, sg_link *l) {
+  if (l->target->owner != t) return false;
+  for (sg_frame *f = t->frame; f; f = f->parent)
+    if (f->node == l->target) return l->epoch == f->epoch;
+  return false;
+}
+
 /* Destroy under the lock. Dependents lose this source: they are marked DIRTY
  * and, unless another thread is walking their source lists right now, the
  * links go at once; otherwise that thread drops them at its next run. */
@@ -203,6 +214,11 @@ void sg__destroy_locked(sg_node *n) {
   g->live--;
   live_remove(n);
   sg__registry_remove_node(n);
+  sg_thread *self = sg__thread();
+  for (sg_link *l = n->dependents_head, *next; l; l = next) {
+    next = l->next_dependent;
+    if (read_in_running_frame(self, l)) sg__link_free(g, l); /* only this thread walks it */
+  }
   sg__mark_dependents(n, SG_DIRTY);
   for (sg_link *l = n->dependents_head, *next; l; l = next) {
     next = l->next_dependent;

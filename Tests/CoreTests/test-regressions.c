@@ -199,3 +199,35 @@ TEST(regression_watcher_removed_while_armed) {
   DESTROY(&s);
   GRAPH_FREE(g);
 }
+
+/* Review of the first session: a computation that makes a node, reads it and
+ * destroys it (a temporary) ran again on every read. Destroy marked every
+ * dependent DIRTY, the running one included, though its run had already
+ * used the value. A dependent that is running on this thread and read the
+ * node in this run now keeps its result. */
+typedef struct temporary {
+  cell base;
+  sg_graph *graph;
+} temporary;
+
+static int formula_temporary(cell *self) {
+  temporary *t = (temporary *)self;
+  static cell scratch; /* outlives the run: its node may be freed later */
+  STORED(&scratch, t->graph, "scratch", 7);
+  int value = cell_in(self, &scratch);
+  DESTROY(&scratch);
+  return value;
+}
+
+TEST(regression_temporary_node_read_in_a_run) {
+  sg_graph *g = sg_graph_new();
+  temporary t = {.graph = g};
+  COMPUTED(&t.base, g, "t", formula_temporary, NULL);
+  CHECK_EQ(READ(&t.base), 7);
+  CHECK_EQ(READ(&t.base), 7);
+  CHECK_EQ(t.base.runs, 1);
+  CHECK_EQ(STATE(t.base.node), SG_CLEAN);
+  CHECK_EQ(SOURCE_COUNT(t.base.node), 0);
+  DESTROY(&t.base);
+  GRAPH_FREE(g);
+}

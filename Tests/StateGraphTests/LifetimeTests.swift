@@ -31,6 +31,21 @@ struct LifetimeTests {
     #expect(tracker.aliveCount == 0)
   }
 
+  /// A node made, read and dropped inside a computation: the run already used
+  /// its value, so losing it must not make the computation run again.
+  @Test func aTemporaryNodeInsideAComputationIsReadOnce() {
+    let tracker = LifetimeTracker()
+    let runs = Counter()
+    let computed = Computed { _ in
+      runs.tick()
+      return tracker.track(Stored(wrappedValue: 7)).wrappedValue
+    }
+    #expect(computed.wrappedValue == 7)
+    #expect(computed.wrappedValue == 7)
+    #expect(runs.value == 1)
+    #expect(tracker.aliveCount == 0)
+  }
+
   @Test func chainsAreFreedWhole() {
     let tracker = LifetimeTracker()
     do {
