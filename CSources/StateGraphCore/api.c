@@ -135,22 +135,50 @@ SG_INLINE int read_node(sg_thread *t, sg_node *n, bool arm, sg_trace *trace) {
   return rc;
 }
 
-/* Out of line, so that the untraced callers keep the frame they had
- * before tracing existed (a second inlined copy costs registers). */
+/* Out of line, so that the callers' fast paths keep a small frame (an
+ * inlined copy costs registers). */
 static __attribute__((noinline)) int read_traced(sg_thread *t, sg_node *n, bool arm) {
   return read_node(t, n, arm, t->trace);
 }
 
+static __attribute__((noinline)) int read_locked(sg_thread *t, sg_node *n, bool arm) {
+  return read_node(t, n, arm, NULL);
+}
+
+/* A callback's read of an up-to-date node that its last run read at the
+ * same point: the common case of a re-run, and lock-free. While the frame's
+ * node runs, only this thread touches its source links (it owns the node:
+ * destroy and verification leave them alone), and the source's fields are
+ * published by release stores, so seeing the node clean and unowned means
+ * its run is over, and a version seen here is never newer than the value
+ * the binding reads next. A write that makes the source stale right after
+ * marks the running node through this very link: it runs again. */
+static inline bool read_fast(sg_frame *f, sg_node *n) {
+  sg_link *l = f->cursor;
+  if (!l || l->source != n || f->untracked) return false;
+  if (n->kind != SG_STORED &&
+      (SG_PEEK(n->state) != SG_CLEAN || SG_PEEK(n->owner) || !SG_PEEK(n->has_run)))
+    return false;
+  if (SG_PEEK(n->destroyed)) return false;
+  l->seen_version = SG_PEEK(n->version);
+  l->epoch = f->epoch;
+  f->cursor = l->next_source;
+  return true;
+}
+
 int sg_read_unchecked(sg_node *n) {
   sg_thread *t = sg__thread();
+  sg_frame *f = t->frame;
   if (n->kind == SG_EFFECT) return SG_EKIND;
-  if (!t->frame) {
+  if (!f) {
     if (n->kind == SG_STORED) return SG_OK; /* nothing to record */
     if (G_UNLIKELY(t->trace != NULL)) return read_traced(t, n, false);
-  } else if (t->frame->node->graph != n->graph) {
+  } else if (f->node->graph != n->graph) {
     return SG_EGRAPH;
+  } else if (read_fast(f, n)) {
+    return SG_OK;
   }
-  return read_node(t, n, false, NULL);
+  return read_locked(t, n, false);
 }
 
 /* -------------------------------------------------------------- writing */
@@ -171,7 +199,7 @@ SG_INLINE int write_node(sg_thread *t, sg_node *n, sg_trace *trace) {
     return SG_ESTALE;
   }
   int span = trace ? sg__trace_open(trace, SG_TRACE_WRITE, n) : -1;
-  n->version = ++n->last_version; /* never a version it had before a rollback */
+  SG_PUBLISH(n->version, ++n->last_version); /* never one it had before a rollback */
   sg__mark_dependents(n, SG_DIRTY);
   sg__unlock(g);
   sg__flush_if_outermost(t);
@@ -233,7 +261,7 @@ int sg_read_arm_unchecked(sg_node *n) {
   sg_thread *t = sg__thread();
   if (t->frame || n->kind != SG_COMPUTED) return sg_read_unchecked(n);
   if (G_UNLIKELY(t->trace != NULL)) return read_traced(t, n, true);
-  return read_node(t, n, true, NULL);
+  return read_locked(t, n, true);
 }
 
 /* ---------------------------------------------------------- transactions */
@@ -256,13 +284,13 @@ int sg_node_version(sg_node *n, uint64_t *version) {
 
 static int rollback_locked(sg_node *n, uint64_t version) {
   if (n->destroyed) return SG_ESTALE;
-  n->version = version;
+  SG_PUBLISH(n->version, version);
   /* A computed node's sources are those of its last run, made mid-batch: a
    * re-check against them cannot tell whether the restored value is the one
    * they give now (it was stale before the batch, or a placeholder). Run it
    * again; the cutoff keeps dependents quiet when the value is the same. */
   if (n->kind != SG_STORED) {
-    n->state = SG_DIRTY;
+    SG_PUBLISH(n->state, SG_DIRTY);
     n->must_run = true;
   }
   /* Dependents re-compare versions instead of trusting an earlier DIRTY:
@@ -271,7 +299,7 @@ static int rollback_locked(sg_node *n, uint64_t version) {
    * links cannot tell that it must run. */
   for (sg_link *l = n->dependents_head; l; l = l->next_dependent) {
     sg_node *t = l->target;
-    if (t->state == SG_DIRTY && t->has_run && !t->must_run) t->state = SG_CHECK;
+    if (t->state == SG_DIRTY && t->has_run && !t->must_run) SG_PUBLISH(t->state, SG_CHECK);
   }
   sg__mark_dependents(n, SG_CHECK);
   return SG_OK;

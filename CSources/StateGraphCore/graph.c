@@ -3,9 +3,10 @@
  *
  * A node's memory outlives sg_node_destroy while something still points at it
  * (a link from a dependent that another thread is verifying, a pending-effect
- * queue, a thread's claim). `refs` counts those holders; the last unref puts
- * the node on its graph's graveyard, and sg__unlock() frees the graveyard
- * after dropping the lock, so destroy callbacks never run under the lock.
+ * queue, a thread's claim). `refs` counts those holders but claims, which
+ * are checked at burial instead (sg__bury); the last unref puts the node on
+ * its graph's graveyard, and sg__unlock() frees the graveyard after dropping
+ * the lock, so destroy callbacks never run under the lock.
  */
 #include "sg_internal.h"
 
@@ -18,7 +19,6 @@ sg_graph *sg_graph_new(void) {
   if (!g) return NULL;
   pthread_mutex_init(&g->lock, NULL);
   pthread_cond_init(&g->released, NULL);
-  g->scratch = g_ptr_array_new();
   sg__registry_add_graph(g);
   return g;
 }
@@ -40,11 +40,16 @@ int sg_graph_free(sg_graph *g) {
     g_free(g->link_pool);
     g->link_pool = next;
   }
-  g_ptr_array_free(g->scratch, TRUE);
+  g_free(g->scratch.at);
   pthread_cond_destroy(&g->released);
   pthread_mutex_destroy(&g->lock);
   g_free(g);
   return SG_OK;
+}
+
+void sg__vec_grow(void **at, uint32_t *cap, size_t item_size) {
+  *cap = *cap ? *cap * 2 : 16;
+  *at = g_realloc(*at, *cap * item_size);
 }
 
 /* ----------------------------------------------------------------- nodes */
@@ -83,15 +88,18 @@ static void live_remove(sg_node *n) {
 
 void sg__ref(sg_node *n) { g_atomic_int_inc(&n->refs); }
 
-/* Under the lock: the node's memory is freed by the next sg__unlock. */
-static void bury(sg_node *n) {
+/* Under the lock: the node's memory is freed by the next sg__unlock. A
+ * claimed node is still in use by its owner (claims hold no reference: two
+ * atomic operations per node of every refresh), which buries it on release. */
+void sg__bury(sg_node *n) {
+  if (n->owner) return;
   n->graph->allocated--;
   n->next_dead = n->graph->graveyard;
   n->graph->graveyard = n;
 }
 
 void sg__unref(sg_node *n) {
-  if (g_atomic_int_dec_and_test(&n->refs)) bury(n);
+  if (g_atomic_int_dec_and_test(&n->refs)) sg__bury(n);
 }
 
 /* The reference that reaches zero is the only one left, so deciding with the
@@ -100,7 +108,7 @@ void sg__unpin(sg_node *n) {
   if (!g_atomic_int_dec_and_test(&n->refs)) return;
   sg_graph *g = n->graph;
   pthread_mutex_lock(&g->lock);
-  bury(n);
+  sg__bury(n);
   sg__unlock(g);
 }
 
@@ -210,7 +218,7 @@ static bool read_in_running_frame(sg_thread *t, sg_link *l) {
  * links go at once; otherwise that thread drops them at its next run. */
 void sg__destroy_locked(sg_node *n) {
   sg_graph *g = n->graph;
-  n->destroyed = true;
+  SG_PUBLISH(n->destroyed, true);
   g->live--;
   live_remove(n);
   sg__registry_remove_node(n);

@@ -43,29 +43,29 @@ static inline bool unmarked(const sg_node *t) {
  * first ones under the open span (the write), the others under the node
  * whose dependents are being marked. */
 SG_INLINE void mark(sg_node *source, sg_state direct_state, sg_trace *trace) {
-  GPtrArray *stack = source->graph->scratch;
+  sg_node_vec *stack = &source->graph->scratch;
   for (sg_link *l = source->dependents_head; l; l = l->next_dependent) {
     sg_node *t = l->target;
     bool visit = unmarked(t);
     sg_state before = t->state;
     t->marks++;
-    if (t->state < direct_state) t->state = direct_state;
+    if (t->state < direct_state) SG_PUBLISH(t->state, direct_state);
     if (trace && (visit || t->state != before)) sg__trace_mark(trace, t, t->state, -1);
     if (visit || t->kind == SG_EFFECT) reached(t);
-    if (visit && t->kind != SG_EFFECT) g_ptr_array_add(stack, t);
+    if (visit && t->kind != SG_EFFECT) SG_VEC_PUSH(*stack, t);
   }
   while (stack->len > 0) {
-    sg_node *n = g_ptr_array_steal_index_fast(stack, stack->len - 1);
+    sg_node *n = stack->at[--stack->len];
     for (sg_link *l = n->dependents_head; l; l = l->next_dependent) {
       sg_node *t = l->target;
       bool visit = unmarked(t);
       sg_state before = t->state;
       t->marks++;
-      if (t->state == SG_CLEAN) t->state = SG_CHECK;
+      if (t->state == SG_CLEAN) SG_PUBLISH(t->state, SG_CHECK);
       if (trace && (visit || t->state != before))
         sg__trace_mark(trace, t, t->state, (int)n->trace_mark);
       if (visit || t->kind == SG_EFFECT) reached(t); /* effects: leaves, cheap */
-      if (visit && t->kind != SG_EFFECT) g_ptr_array_add(stack, t);
+      if (visit && t->kind != SG_EFFECT) SG_VEC_PUSH(*stack, t);
     }
   }
 }
@@ -93,8 +93,7 @@ static void describe(GString *out, sg_node *n) {
 }
 
 static void describe_claims(GString *out, sg_thread *t, sg_node *from) {
-  for (guint i = from->claim_index; i < t->claims->len; i++)
-    describe(out, g_ptr_array_index(t->claims, i));
+  for (size_t i = from->claim_index; i < t->claims.len; i++) describe(out, t->claims.at[i]);
 }
 
 /* Claims `n` for thread t, or waits until its owner releases it (RETRY), or
@@ -103,10 +102,9 @@ static void describe_claims(GString *out, sg_thread *t, sg_node *from) {
 SG_INLINE int claim(sg_thread *t, sg_node *n) {
   sg_graph *g = n->graph;
   if (!n->owner) {
-    n->owner = t;
-    n->claim_index = t->claims->len;
-    g_ptr_array_add(t->claims, n);
-    sg__ref(n);
+    SG_PUBLISH(n->owner, t);
+    n->claim_index = t->claims.len;
+    SG_VEC_PUSH(t->claims, n);
     return CLAIMED;
   }
   GString *cycle = t->last_cycle;
@@ -136,11 +134,11 @@ SG_INLINE int claim(sg_thread *t, sg_node *n) {
 }
 
 static void release(sg_thread *t, sg_node *n) {
-  g_ptr_array_set_size(t->claims, n->claim_index);
-  n->owner = NULL;
+  t->claims.len = (uint32_t)n->claim_index;
+  SG_PUBLISH(n->owner, NULL);
   if (n->destroyed && !n->sources_unlinked) sg__unlink_sources(n);
   if (n->graph->waiters) pthread_cond_broadcast(&n->graph->released);
-  sg__unref(n);
+  if (g_atomic_int_get(&n->refs) == 0) sg__bury(n); /* destroyed while claimed */
 }
 
 /* --------------------------------------------------------------- run */
@@ -159,7 +157,7 @@ SG_INLINE int run(sg_thread *t, sg_node *n, sg_trace *trace, int event) {
   sg_graph *g = n->graph;
   sg_frame frame = {
     .node = n, .cursor = n->sources_head, .epoch = ++g->epoch, .parent = t->frame};
-  n->state = SG_CLEAN; /* tentative: a write during the run marks it again */
+  SG_PUBLISH(n->state, SG_CLEAN); /* tentative: a write during the run marks it again */
   n->must_run = false;
   t->frame = &frame;
   int outer = trace ? sg__trace_enter(trace, event) : -1;
@@ -177,12 +175,12 @@ SG_INLINE int run(sg_thread *t, sg_node *n, sg_trace *trace, int event) {
     /* Not has_run either: a failed node must run again, never be passed as
      * CLEAN by a re-check that finds its sources' versions unchanged (after
      * sg_rollback turned its DIRTY into CHECK, say). */
-    n->state = SG_DIRTY;
-    n->has_run = false;
+    SG_PUBLISH(n->state, SG_DIRTY);
+    SG_PUBLISH(n->has_run, false);
     return rc == SG_ECYCLE ? SG_ECYCLE : SG_ECALLBACK;
   }
-  if (rc == SG_CHANGED || !n->has_run) n->version = ++n->last_version;
-  n->has_run = true;
+  if (rc == SG_CHANGED || !n->has_run) SG_PUBLISH(n->version, ++n->last_version);
+  SG_PUBLISH(n->has_run, true);
   return SG_OK;
 }
 
@@ -196,7 +194,7 @@ SG_INLINE sg_node *verify(sg_walk_entry *e) {
   for (sg_link *l = e->cursor ? e->cursor : n->sources_head; l; l = l->next_source) {
     sg_node *s = l->source;
     if (s->destroyed) {
-      n->state = SG_DIRTY;
+      SG_PUBLISH(n->state, SG_DIRTY);
       return NULL;
     }
     if (s->owner || !sg__fresh(s)) { /* being updated, or stale: see to it first */
@@ -204,27 +202,22 @@ SG_INLINE sg_node *verify(sg_walk_entry *e) {
       return s;
     }
     if (s->version != l->seen_version) {
-      n->state = SG_DIRTY;
+      SG_PUBLISH(n->state, SG_DIRTY);
       return NULL;
     }
   }
   return NULL;
 }
 
-static void abandon(sg_thread *t, guint base) {
-  while (t->walk->len > base) {
-    sg_walk_entry *e = &g_array_index(t->walk, sg_walk_entry, t->walk->len - 1);
-    release(t, e->node);
-    g_array_set_size(t->walk, t->walk->len - 1);
-  }
+static void abandon(sg_thread *t, uint32_t base) {
+  while (t->walk.len > base) release(t, t->walk.at[--t->walk.len].node);
 }
 
 /* Traced, every node it finds stale gets an UPDATE event, under the node
  * that needed it (the walk entry below) or, for the target, under the open
  * span; the outcome is filled in when it is known. */
 SG_INLINE int refresh(sg_thread *t, sg_node *target, sg_trace *trace) {
-  GArray *walk = t->walk;
-  guint base = walk->len;
+  uint32_t base = t->walk.len;
   sg_node *next = target;
 
   for (;;) {
@@ -240,8 +233,8 @@ SG_INLINE int refresh(sg_thread *t, sg_node *target, sg_trace *trace) {
         entry.cursor = NULL;
         entry.marks = next->marks;
         if (trace) entry.trace = -1;
-        g_array_append_val(walk, entry);
-      } else if (walk->len == base) {
+        SG_VEC_PUSH(t->walk, entry);
+      } else if (t->walk.len == base) {
         /* Waited for the target itself: claim it again, unless it was
          * destroyed meanwhile. Its last reference may have gone with our
          * wait (it is on the graveyard): claiming would revive it. */
@@ -250,17 +243,17 @@ SG_INLINE int refresh(sg_thread *t, sg_node *target, sg_trace *trace) {
       }
       next = NULL;
     }
-    if (walk->len == base) return SG_OK;
+    if (t->walk.len == base) return SG_OK;
 
-    sg_walk_entry *e = &g_array_index(walk, sg_walk_entry, walk->len - 1);
+    sg_walk_entry *e = &t->walk.at[t->walk.len - 1];
     sg_node *n = e->node;
     if (n->destroyed || sg__fresh(n)) {
       release(t, n);
-      g_array_set_size(walk, walk->len - 1);
+      t->walk.len--;
       continue;
     }
     if (trace && e->trace < 0) {
-      int parent = walk->len - 1 > base ? (e - 1)->trace : -1;
+      int parent = t->walk.len - 1 > base ? (e - 1)->trace : -1;
       e->trace = sg__trace_event(trace, SG_TRACE_UPDATE, n, parent);
     }
     if (n->state == SG_CHECK && n->has_run) {
@@ -272,7 +265,7 @@ SG_INLINE int refresh(sg_thread *t, sg_node *target, sg_trace *trace) {
           e->marks = n->marks;
           continue;
         }
-        n->state = SG_CLEAN; /* nothing changed upstream */
+        SG_PUBLISH(n->state, SG_CLEAN); /* nothing changed upstream */
         if (trace) sg__trace_set_result(trace, e->trace, SG_TRACE_VERIFIED);
         continue; /* the loop finds it fresh and pops it */
       }

@@ -20,7 +20,7 @@ void sg__enqueue(sg_node *n) {
   if (n->queued_by == t || n->destroyed) return;
   n->queued_by = t;
   sg__ref(n);
-  g_ptr_array_add(t->queue, n);
+  SG_VEC_PUSH(t->queue, n);
 }
 
 /* A watched computed reached by a write. It is not recomputed here (that
@@ -48,8 +48,8 @@ static void notify_watcher(sg_thread *t, sg_node *n) {
 
 void sg__flush(sg_thread *t) {
   t->flushing = true;
-  for (guint i = 0; i < t->queue->len; i++) { /* grows while we run */
-    sg_node *e = g_ptr_array_index(t->queue, i);
+  for (uint32_t i = 0; i < t->queue.len; i++) { /* grows while we run */
+    sg_node *e = t->queue.at[i];
     sg_graph *g = e->graph;
     pthread_mutex_lock(&g->lock);
     if (e->queued_by == t) e->queued_by = NULL;
@@ -62,7 +62,7 @@ void sg__flush(sg_thread *t) {
     sg__unref(e);
     sg__unlock(g);
   }
-  g_ptr_array_set_size(t->queue, 0);
+  t->queue.len = 0;
   t->flushing = false;
 }
 
@@ -74,7 +74,7 @@ int sg_batch_end(void) {
   t->batch_depth--;
   sg_trace *trace = t->trace;
   /* Traced, the effects the batch's writes reached run under their own root. */
-  bool rooted = trace && t->batch_depth == 0 && !t->frame && !t->flushing && t->queue->len;
+  bool rooted = trace && t->batch_depth == 0 && !t->frame && !t->flushing && t->queue.len;
   int span = rooted ? sg__trace_open(trace, SG_TRACE_BATCH_END, NULL) : -1;
   sg__flush_if_outermost(t);
   if (rooted) sg__trace_close(trace, span);

@@ -17,7 +17,10 @@
  *
  * Every field of a graph, node or link is guarded by its graph's lock, except
  * `refs` (atomic) and the immutable id/file/line/kind/graph. (`name` may be
- * replaced, under the lock, by sg_node_set_name: see names.c.)
+ * replaced, under the lock, by sg_node_set_name: see names.c.) A node's
+ * state, owner, has_run, version and destroyed are also read without the
+ * lock, by a callback's read of an up-to-date node (read_fast in api.c):
+ * they are written with SG_PUBLISH, under the lock as ever.
  */
 #ifndef SG_INTERNAL_H
 #define SG_INTERNAL_H
@@ -34,9 +37,27 @@
  * out of the untraced copy, so it is not left to the compiler's taste. */
 #define SG_INLINE static inline __attribute__((always_inline))
 
+/* Stores and loads of the fields read_fast reads without the lock. Release
+ * and acquire cost nothing on x86 and order them right on ARM: a reader that
+ * sees a version also sees the value the binding stored before it. */
+#define SG_PUBLISH(field, value) __atomic_store_n(&(field), (value), __ATOMIC_RELEASE)
+#define SG_PEEK(field) __atomic_load_n(&(field), __ATOMIC_ACQUIRE)
+
 typedef struct sg_link sg_link;
 typedef struct sg_thread sg_thread;
 typedef struct sg_frame sg_frame;
+
+/* A growable array for the hot stacks: a GArray call per push and pop cost
+ * more than the work around it. Zero-initialised is empty; free `at`. */
+#define SG_VEC(T) struct { T *at; uint32_t len, cap; }
+void sg__vec_grow(void **at, uint32_t *cap, size_t item_size); /* graph.c */
+#define SG_VEC_PUSH(v, item)                                                 \
+  do {                                                                       \
+    if ((v).len == (v).cap) sg__vec_grow((void **)&(v).at, &(v).cap, sizeof *(v).at); \
+    (v).at[(v).len++] = (item);                                              \
+  } while (0)
+
+typedef SG_VEC(sg_node *) sg_node_vec;
 
 struct sg_link {
   sg_node *source;
@@ -62,7 +83,8 @@ struct sg_node {
   bool destroyed; /* sg_node_destroy was called */
   bool sources_unlinked;
   bool renamed; /* n->name replaced an earlier one (names.c) */
-  gint refs; /* atomic: 1 while live + 1 per dependent link + holders */
+  gint refs; /* atomic: 1 while live + 1 per dependent link + holders (not
+                claims: see sg__bury) */
   uint64_t version;
   /* The highest version ever given: a change takes the next one, so after a
    * rollback (version goes back) no version is ever handed out twice, and a
@@ -108,7 +130,7 @@ struct sg_graph {
                          but still held (a queue, a claim, a link) */
   uint64_t epoch;    /* run counter, stamps links read in a run */
   sg_link *link_pool; /* freed links, singly linked through next_source */
-  GPtrArray *scratch; /* marking stack, reused */
+  sg_node_vec scratch; /* marking stack, reused */
   sg_node *graveyard; /* nodes whose memory waits to be freed unlocked */
   int waiters;
   sg_node *live_head, *live_tail; /* live nodes, oldest first */
@@ -131,9 +153,9 @@ struct sg_thread {
   int batch_depth;
   bool flushing;
   int untracked_outside; /* untracked sections opened with no frame */
-  GPtrArray *queue;  /* pending effects (each holds a ref) */
-  GPtrArray *claims; /* nodes this thread owns, in claim order */
-  GArray *walk;      /* refresh stack, reused (sg_walk_entry) */
+  sg_node_vec queue;  /* pending effects (each holds a ref) */
+  sg_node_vec claims; /* nodes this thread owns, in claim order */
+  SG_VEC(struct sg_walk_entry) walk; /* refresh stack, reused */
   sg_node *waiting_for;
   GString *last_cycle;
   void *binding_slot;
@@ -141,12 +163,13 @@ struct sg_thread {
   sg_node *visiting; /* the node a snapshot visitor of this thread is on */
 };
 
-typedef struct sg_walk_entry {
+struct sg_walk_entry {
   sg_node *node;
   sg_link *cursor; /* where verification of node's sources resumes */
   uint32_t marks;  /* node->marks when verification began */
   int trace;       /* traced refresh: its UPDATE event, or -1 (in padding) */
-} sg_walk_entry;
+};
+typedef struct sg_walk_entry sg_walk_entry;
 
 /* ---- registry.c: which handles are live (checks at the door) */
 bool sg__registry_add_node(sg_node *n); /* false: n->graph is not live */
@@ -175,6 +198,7 @@ sg_node *sg__node_new(sg_graph *g, sg_kind kind, const sg_node_info *info);
 void sg__live_insert(sg_node *n); /* under the lock, at creation */
 void sg__ref(sg_node *n);
 void sg__unref(sg_node *n); /* under lock; a dead node goes to the graveyard */
+void sg__bury(sg_node *n);  /* under lock, with no references left */
 void sg__unpin(sg_node *n); /* sg__unref without the lock held */
 void sg__unlock(sg_graph *g); /* unlocks, then frees the graveyard */
 sg_link *sg__link_new(sg_graph *g, sg_node *source, sg_node *target);
@@ -192,7 +216,15 @@ void sg__describe_locked(sg_node *n, sg_node_description *out);
 void sg__wait_for_visitors(sg_thread *t, sg_node *n);
 
 /* ---- tracking.c: thread state, frames, recording reads */
-sg_thread *sg__thread(void);
+/* The state of the running thread, made on first use. Initial-exec: a
+ * shared library's thread-local costs a call to look up otherwise, and this
+ * one is looked up by every read and write. */
+extern __thread sg_thread *sg__current __attribute__((tls_model("initial-exec")));
+sg_thread *sg__thread_new(void);
+static inline sg_thread *sg__thread(void) {
+  sg_thread *t = sg__current;
+  return G_LIKELY(t) ? t : sg__thread_new();
+}
 void sg__thread_borrow(sg_thread *t);
 int sg__track(sg_thread *t, sg_node *source);
 void sg__prune_unread(sg_frame *f);
@@ -214,7 +246,7 @@ void sg__flush(sg_thread *t); /* runs the queue; see sg__flush_if_outermost */
  * test is inline: almost every call (each read inside a callback) stops
  * here, and the call would cost more than the test. */
 static inline void sg__flush_if_outermost(sg_thread *t) {
-  if (t->batch_depth || t->frame || t->flushing || t->queue->len == 0) return;
+  if (t->batch_depth || t->frame || t->flushing || t->queue.len == 0) return;
   sg__flush(t);
 }
 

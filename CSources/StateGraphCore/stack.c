@@ -16,7 +16,8 @@
 #define SG_STACK_MARGIN (256u * 1024u)       /* hop when less is left */
 #define SG_HELPER_STACK (64u * 1024u * 1024u) /* reserved, touched lazily */
 
-static __thread uintptr_t stack_low; /* 1: unknown */
+/* 0: not looked up yet; 1: unknown. Initial-exec: see sg__current. */
+static __thread uintptr_t stack_low __attribute__((tls_model("initial-exec")));
 
 static uintptr_t find_stack_low(void) {
 #if defined(__APPLE__)
@@ -49,10 +50,11 @@ static void *hop_main(void *arg) {
   return NULL;
 }
 
-int sg__call_with_stack(sg_thread *t, sg_callback cb, sg_node *n, void *ctx) {
-  char here;
+/* Looks the stack up on first use; hops to a helper thread when it is low. */
+static __attribute__((noinline)) int call_slow(sg_thread *t, sg_callback cb, sg_node *n,
+                                               void *ctx, uintptr_t here) {
   if (!stack_low) stack_low = find_stack_low();
-  if (stack_low == 1 || (uintptr_t)&here - stack_low > SG_STACK_MARGIN) return cb(n, ctx);
+  if (stack_low == 1 || here - stack_low > SG_STACK_MARGIN) return cb(n, ctx);
 
   hop h = {t, cb, n, ctx, 0};
   pthread_attr_t attr;
@@ -64,4 +66,10 @@ int sg__call_with_stack(sg_thread *t, sg_callback cb, sg_node *n, void *ctx) {
   if (failed) return cb(n, ctx); /* no thread to be had: best effort */
   pthread_join(helper, NULL);
   return h.result;
+}
+
+int sg__call_with_stack(sg_thread *t, sg_callback cb, sg_node *n, void *ctx) {
+  uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+  if (G_LIKELY(stack_low > 1 && here - stack_low > SG_STACK_MARGIN)) return cb(n, ctx);
+  return call_slow(t, cb, n, ctx, here);
 }

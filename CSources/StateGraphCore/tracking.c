@@ -12,43 +12,39 @@
  */
 #include "sg_internal.h"
 
-/* The state of the running thread. `current` is fast; `cleanup` only exists
- * to free the state when the thread exits. */
-static __thread sg_thread *current;
+/* `sg__current` is the fast way in; `cleanup` only exists to free the state
+ * when the thread exits. */
+__thread sg_thread *sg__current;
 
 static void thread_free(gpointer data) {
   sg_thread *t = data;
   sg__trace_thread_exit(t);
-  for (guint i = 0; i < t->queue->len; i++) {
-    sg_node *e = g_ptr_array_index(t->queue, i);
+  for (uint32_t i = 0; i < t->queue.len; i++) {
+    sg_node *e = t->queue.at[i];
     pthread_mutex_lock(&e->graph->lock);
     if (e->queued_by == t) e->queued_by = NULL;
     sg__unref(e);
     sg__unlock(e->graph);
   }
-  g_ptr_array_free(t->queue, TRUE);
-  g_ptr_array_free(t->claims, TRUE);
-  g_array_free(t->walk, TRUE);
+  g_free(t->queue.at);
+  g_free(t->claims.at);
+  g_free(t->walk.at);
   g_string_free(t->last_cycle, TRUE);
   g_free(t);
 }
 
 static GPrivate cleanup = G_PRIVATE_INIT(thread_free);
 
-sg_thread *sg__thread(void) {
-  if (G_LIKELY(current)) return current;
+sg_thread *sg__thread_new(void) {
   sg_thread *t = g_new0(sg_thread, 1);
-  t->queue = g_ptr_array_new();
-  t->claims = g_ptr_array_new();
-  t->walk = g_array_new(FALSE, FALSE, sizeof(sg_walk_entry));
   t->last_cycle = g_string_new("");
   g_private_set(&cleanup, t);
-  current = t;
+  sg__current = t;
   return t;
 }
 
 /* Used by stack.c: a helper thread runs on behalf of a waiting thread. */
-void sg__thread_borrow(sg_thread *t) { current = t; }
+void sg__thread_borrow(sg_thread *t) { sg__current = t; }
 
 static sg_link *find_source(sg_node *target, sg_node *source) {
   if (target->source_index) return g_hash_table_lookup(target->source_index, source);
@@ -112,7 +108,7 @@ int sg_untracked_end(void) {
 }
 
 sg_node *sg_current(void) {
-  sg_thread *t = current;
+  sg_thread *t = sg__current;
   return t && t->frame ? t->frame->node : NULL;
 }
 
