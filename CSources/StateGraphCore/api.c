@@ -35,8 +35,7 @@ static int create(sg_graph *g, sg_kind kind, const sg_node_info *info, sg_callba
   sg_node *n = sg__node_new(g, kind, info);
   if (!n) return SG_ENOMEM;
   if (!sg__registry_add_node(n)) { /* a freed graph */
-    g_free(n->name); /* never renamed yet */
-    g_free(n->file);
+    sg__name_free(n->name); /* never renamed yet */
     g_free(n);
     return SG_ESTALE;
   }

@@ -61,8 +61,8 @@ sg_node *sg__node_new(sg_graph *g, sg_kind kind, const sg_node_info *info) {
   n->kind = kind;
   n->state = kind == SG_STORED ? SG_CLEAN : SG_DIRTY;
   n->refs = 1; /* the "live" reference, dropped by destroy */
-  n->name = g_strdup(info && info->name ? info->name : "");
-  n->file = g_strdup(info && info->file ? info->file : "");
+  n->name = info && info->name && info->name[0] ? g_strdup(info->name) : sg__no_name;
+  n->file = g_intern_string(info && info->file ? info->file : "");
   n->line = info ? info->line : 0;
   return n;
 }
@@ -120,8 +120,7 @@ void sg__unlock(sg_graph *g) {
     sg_node *next = dead->next_dead;
     if (dead->destroy) dead->destroy(dead->context);
     if (G_UNLIKELY(dead->renamed)) sg__names_free(dead);
-    else g_free(dead->name);
-    g_free(dead->file);
+    else sg__name_free(dead->name);
     g_free(dead);
     dead = next;
   }

@@ -5,8 +5,9 @@
  * is destroyed. Renaming must not break that promise, so a replaced name is
  * kept, not freed: a new name is allocated behind a hidden link to the one
  * it replaced, and freeing the node frees the whole chain. The name a node
- * is created with is a plain string (g_strdup), so a node that is never
- * renamed pays nothing; `renamed` tells the two cases apart.
+ * is created with is a plain string (g_strdup, or the shared sg__no_name
+ * when empty), so a node that is never renamed pays nothing; `renamed`
+ * tells the two cases apart.
  *
  *   block:  [ previous | previous is a block? | 't' 'o' 't' 'a' 'l' '\0' ]
  *                                               ^ n->name points here
@@ -14,6 +15,8 @@
 #include "sg_internal.h"
 
 #include <string.h>
+
+char sg__no_name[] = "";
 
 typedef struct name_block {
   char *previous;          /* the name this one replaced */
@@ -34,7 +37,7 @@ void sg__names_free(sg_node *n) {
     is_block = b->previous_is_block;
     g_free(b);
   }
-  g_free(name);
+  sg__name_free(name);
 }
 
 int sg_node_set_name(sg_node *n, const char *name) {

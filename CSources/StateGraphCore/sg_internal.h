@@ -113,7 +113,8 @@ struct sg_node {
   void *context;
   sg_destroy destroy;
 
-  char *name, *file; /* name: see names.c */
+  char *name; /* see names.c */
+  const char *file; /* interned: lives as long as the process */
   int line;
   uint32_t visitors; /* snapshot visitors running for it: destroy waits for
                         them (snapshot.c); in what was padding */
@@ -191,7 +192,11 @@ static inline int sg__enter(sg_node *n) {
 }
 
 /* ---- names.c: debug names that stay valid until the node is freed */
+extern char sg__no_name[]; /* the name of every unnamed node: never freed */
 void sg__names_free(sg_node *n); /* a renamed node's name, and all it replaced */
+static inline void sg__name_free(char *name) {
+  if (name != sg__no_name) g_free(name);
+}
 
 /* ---- graph.c: nodes, links, memory */
 sg_node *sg__node_new(sg_graph *g, sg_kind kind, const sg_node_info *info);

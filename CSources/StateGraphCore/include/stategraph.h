@@ -225,7 +225,8 @@ typedef void (*sg_destroy)(void *context);
 
 /* How a node introduces itself in cycle reports and descriptions. Any field
  * may be NULL/0; the strings are copied at creation, so they may be
- * temporaries. Designated initialisers read well:
+ * temporaries. File names are few, so the library keeps one copy of each
+ * for the life of the process. Designated initialisers read well:
  * `&(sg_node_info){.name = "total", .file = __FILE__, .line = __LINE__}`. */
 typedef struct sg_node_info {
   const char *name; /* e.g. "total" or "Cart.total" */
@@ -430,7 +431,7 @@ typedef struct sg_node_description {
   sg_kind kind;
   sg_state state;
   const char *name; /* from sg_node_info or sg_node_set_name ("" when none); */
-  const char *file; /* owned by the node: valid until it is destroyed */
+  const char *file; /* valid for the life of the process */
   int line;
   uint64_t version;       /* see sg_node_version */
   uint64_t run_count;     /* compute/effect callback runs, failed ones too */
