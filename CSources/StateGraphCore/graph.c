@@ -146,7 +146,6 @@ sg_link *sg__link_new(sg_graph *g, sg_node *source, sg_node *target) {
   else
     source->dependents_head = l;
   source->dependents_tail = l;
-  source->dependent_count++;
   return l;
 }
 
@@ -186,7 +185,6 @@ void sg__link_free(sg_graph *g, sg_link *l) {
   else s->dependents_head = l->next_dependent;
   if (l->next_dependent) l->next_dependent->prev_dependent = l->prev_dependent;
   else s->dependents_tail = l->prev_dependent;
-  s->dependent_count--;
   l->next_source = g->link_pool;
   g->link_pool = l;
   sg__unref(s);

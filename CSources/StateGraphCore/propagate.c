@@ -134,7 +134,7 @@ SG_INLINE int claim(sg_thread *t, sg_node *n) {
 }
 
 static void release(sg_thread *t, sg_node *n) {
-  t->claims.len = (uint32_t)n->claim_index;
+  t->claims.len = n->claim_index;
   SG_PUBLISH(n->owner, NULL);
   if (n->destroyed && !n->sources_unlinked) sg__unlink_sources(n);
   if (n->graph->waiters) pthread_cond_broadcast(&n->graph->released);

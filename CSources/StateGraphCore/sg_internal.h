@@ -85,30 +85,30 @@ struct sg_node {
   bool renamed; /* n->name replaced an earlier one (names.c) */
   gint refs; /* atomic: 1 while live + 1 per dependent link + holders (not
                 claims: see sg__bury) */
+  uint32_t marks; /* bumped whenever marking reaches the node */
+  /* Only while a traced thread marks: the index of this node's MARK event,
+   * the parent of the events of the nodes it marks (trace.c). Sits in what
+   * was padding, so tracing adds no bytes to a node. */
+  uint32_t trace_mark;
+  uint32_t source_count;
   uint64_t version;
   /* The highest version ever given: a change takes the next one, so after a
    * rollback (version goes back) no version is ever handed out twice, and a
    * link whose seen_version matches really saw the value the node has. */
   uint64_t last_version;
   uint64_t run_count;
-  uint32_t marks; /* bumped whenever marking reaches the node */
-  /* Only while a traced thread marks: the index of this node's MARK event,
-   * the parent of the events of the nodes it marks (trace.c). Sits in what
-   * was padding, so tracing adds no bytes to a node. */
-  uint32_t trace_mark;
 
   sg_link *sources_head, *sources_tail;
   sg_link *dependents_head, *dependents_tail;
-  size_t source_count, dependent_count;
   GHashTable *source_index; /* source node -> link, when many sources */
 
   sg_thread *queued_by; /* the thread whose pending queue holds it, or NULL */
   sg_thread *owner;     /* thread verifying or running this node, or NULL */
-  size_t claim_index; /* position in owner's claim list */
 
   sg_callback callback;
   sg_callback watcher;
   gint armed;             /* atomic: watcher wants the next change */
+  uint32_t claim_index;   /* position in owner's claim list */
   uint64_t armed_version; /* version when armed */
   void *context;
   sg_destroy destroy;
@@ -117,9 +117,14 @@ struct sg_node {
   const char *file; /* interned: lives as long as the process */
   int line;
   uint32_t visitors; /* snapshot visitors running for it: destroy waits for
-                        them (snapshot.c); in what was padding */
-  sg_node *next_dead; /* graveyard list */
-  sg_node *live_prev, *live_next; /* the graph's live list, while not destroyed */
+                        them (snapshot.c) */
+  /* The graph's live list, while not destroyed; then, once buried, the
+   * graveyard list (a node leaves the first before it joins the second). */
+  union {
+    sg_node *live_prev;
+    sg_node *next_dead;
+  };
+  sg_node *live_next;
 };
 
 struct sg_graph {
