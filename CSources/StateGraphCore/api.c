@@ -144,21 +144,27 @@ static __attribute__((noinline)) int read_locked(sg_thread *t, sg_node *n, bool 
   return read_node(t, n, arm, NULL);
 }
 
-/* A callback's read of an up-to-date node that its last run read at the
- * same point: the common case of a re-run, and lock-free. While the frame's
- * node runs, only this thread touches its source links (it owns the node:
- * destroy and verification leave them alone), and the source's fields are
- * published by release stores, so seeing the node clean and unowned means
- * its run is over, and a version seen here is never newer than the value
- * the binding reads next. A write that makes the source stale right after
- * marks the running node through this very link: it runs again. */
-static inline bool read_fast(sg_frame *f, sg_node *n) {
-  sg_link *l = f->cursor;
-  if (!l || l->source != n || f->untracked) return false;
+/* Whether n may be used as is, seen without the lock. The fields are
+ * published by release stores, so seeing a computed node clean and unowned
+ * means its run is over and its value stored: a version seen afterwards is
+ * never newer than the value the binding reads next. (A write may make it
+ * stale right after: the read then simply happened before the write.) */
+static inline bool fresh_unlocked(const sg_node *n) {
   if (n->kind != SG_STORED &&
       (SG_PEEK(n->state) != SG_CLEAN || SG_PEEK(n->owner) || !SG_PEEK(n->has_run)))
     return false;
-  if (SG_PEEK(n->destroyed)) return false;
+  return !SG_PEEK(n->destroyed);
+}
+
+/* A callback's read of an up-to-date node that its last run read at the
+ * same point: the common case of a re-run, and lock-free. While the frame's
+ * node runs, only this thread touches its source links (it owns the node:
+ * destroy and verification leave them alone). A write that makes the source
+ * stale right after marks the running node through this very link: it runs
+ * again. */
+static inline bool read_fast(sg_frame *f, sg_node *n) {
+  sg_link *l = f->cursor;
+  if (!l || l->source != n || f->untracked || !fresh_unlocked(n)) return false;
   l->seen_version = SG_PEEK(n->version);
   l->epoch = f->epoch;
   f->cursor = l->next_source;
@@ -170,7 +176,7 @@ int sg_read_unchecked(sg_node *n) {
   sg_frame *f = t->frame;
   if (n->kind == SG_EFFECT) return SG_EKIND;
   if (!f) {
-    if (n->kind == SG_STORED) return SG_OK; /* nothing to record */
+    if (fresh_unlocked(n)) return SG_OK; /* nothing to bring up to date or record */
     if (G_UNLIKELY(t->trace != NULL)) return read_traced(t, n, false);
   } else if (f->node->graph != n->graph) {
     return SG_EGRAPH;
@@ -259,6 +265,7 @@ int sg_node_arm_unchecked(sg_node *n) {
 int sg_read_arm_unchecked(sg_node *n) {
   sg_thread *t = sg__thread();
   if (t->frame || n->kind != SG_COMPUTED) return sg_read_unchecked(n);
+  if (fresh_unlocked(n) && g_atomic_int_get(&n->armed)) return SG_OK; /* nothing to do */
   if (G_UNLIKELY(t->trace != NULL)) return read_traced(t, n, true);
   return read_locked(t, n, true);
 }
