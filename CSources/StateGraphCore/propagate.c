@@ -133,7 +133,7 @@ SG_INLINE int claim(sg_thread *t, sg_node *n) {
   return RETRY;
 }
 
-static void release(sg_thread *t, sg_node *n) {
+SG_INLINE void release(sg_thread *t, sg_node *n) {
   t->claims.len = n->claim_index;
   SG_PUBLISH(n->owner, NULL);
   if (n->destroyed && !n->sources_unlinked) sg__unlink_sources(n);
@@ -169,7 +169,7 @@ SG_INLINE int run(sg_thread *t, sg_node *n, sg_trace *trace, int event) {
     sg__trace_set_result(trace, event, outcome(n, rc));
   }
   t->frame = frame.parent;
-  sg__prune_unread(&frame);
+  if (frame.cursor) sg__prune_unread(&frame); /* sources it read last time but not now */
   n->run_count++;
   if (rc < 0) {
     /* Not has_run either: a failed node must run again, never be passed as
