@@ -90,14 +90,14 @@ public final class EntityStore<Entity: TypedIdentifiable>: @unchecked Sendable {
 
   /// Serializes mutations, held across a whole mutation including a
   /// `modify` body (user code). Recursive, so that body may use the store.
-  let writerLock = Lock(recursive: true)
+  let writerLock = RecursiveLock()
 
   /// Guards the containers below. Held only around container work and node
   /// reads and writes. The only user code that runs under it is the ID's
   /// `hash(into:)`, `==` and `description` and the entity's `==`: mutations
   /// run inside a batch, so observers wait until after it is released, and
   /// displaced entities are released after it (see `MembershipChange`).
-  let stateLock = Lock()
+  let stateLock = ValueLock()
 
   /// One node per ID ever added or asked about. Never shrinks: a deleted or
   /// absent ID keeps its node because computations may be reading it.

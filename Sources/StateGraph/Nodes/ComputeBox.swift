@@ -34,7 +34,6 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   deinit {
     if hasValue { storage.deinitialize(count: 1) }
     storage.deallocate()
-    lock.deallocate()
   }
 
   /// The cached value; only read after the C core brought the node up to date.

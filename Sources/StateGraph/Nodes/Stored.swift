@@ -59,10 +59,7 @@ public final class Stored<Value>: @unchecked Sendable {
     sg_stored_set_context_unchecked(node, Unmanaged.passUnretained(self).toOpaque())
   }
 
-  deinit {
-    sg_node_destroy(node)
-    lock.deallocate()
-  }
+  deinit { sg_node_destroy(node) }
 
   /// The current value. Reading it inside a computation records a
   /// dependency; setting it notifies dependents when the value changed.

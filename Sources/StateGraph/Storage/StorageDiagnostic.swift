@@ -60,15 +60,14 @@ public struct StorageDiagnostic: Sendable, CustomStringConvertible {
 }
 
 extension StorageDiagnostic {
-  private static let handlerLock = NSLock()
-  nonisolated(unsafe) private static var currentHandler: @Sendable (StorageDiagnostic) -> Void =
-    printToStandardError
+  private static let currentHandler = Locked<@Sendable (StorageDiagnostic) -> Void>(
+    printToStandardError)
 
   /// Receives every diagnostic, on the thread that found the problem. The default prints
   /// ``description`` to standard error. Thread safety: may be set from any thread.
   public static var handler: @Sendable (StorageDiagnostic) -> Void {
-    get { handlerLock.withLock { currentHandler } }
-    set { handlerLock.withLock { currentHandler = newValue } }
+    get { currentHandler.withLock { $0 } }
+    set { currentHandler.withLock { $0 = newValue } }
   }
 
   /// The default ``handler``.

@@ -10,7 +10,7 @@ final class StoredPersistence<Value>: StorageSlotMember, @unchecked Sendable {
   private let defaultValue: Value
   /// Set once by ``bind(to:)``, while other threads may already deliver: hence the lock.
   private weak var owner: Stored<Value>?
-  private let ownerLock = NSLock()
+  private let ownerLock = ValueLock()
   /// The slot's change number of the value the owner holds. Until ``bind(to:)`` only this
   /// object's creator touches it; afterwards only the owner's value lock, inside
   /// ``Stored/replace(with:isCurrent:undo:joinsBatch:)``.

@@ -30,10 +30,7 @@ final class GraphEffect: @unchecked Sendable {
     node = created!
   }
 
-  deinit {
-    cancel()
-    lock.deallocate()
-  }
+  deinit { cancel() }
 
   /// Stops the effect; safe from inside its own run and from any thread.
   func cancel() {

@@ -10,10 +10,7 @@ final class TrackingScope: @unchecked Sendable {
   private var children: [TrackingScope] = []
   private var isCancelled = false
 
-  deinit {
-    cancel()
-    lock.deallocate()
-  }
+  deinit { cancel() }
 
   func add(_ effect: GraphEffect) {
     lock.lock()
