@@ -3,6 +3,7 @@ import StateGraphCore
 /// The undo log of one ``withGraphBatch(_:)`` on one thread. The first time a
 /// node changes inside the batch it records how to put the node back (value
 /// and version) and, for stored nodes, how to tell Observation afterwards.
+@usableFromInline
 final class Transaction {
   private struct Entry {
     let id: ObjectIdentifier
@@ -13,14 +14,17 @@ final class Transaction {
   }
 
   let parent: Transaction?
-  private var entries: [Entry] = []
-  private var recorded: Set<ObjectIdentifier> = []
+  // Per thread, like ThreadState: no dynamic exclusivity checks.
+  @exclusivity(unchecked) private var entries: [Entry] = []
+  @exclusivity(unchecked) private var recorded: Set<ObjectIdentifier> = []
 
   init(parent: Transaction?) { self.parent = parent }
 
   /// This thread's innermost open transaction.
+  @usableFromInline
   static var current: Transaction? {
-    get { ThreadState.existing?.transaction }
+    // Inlined: every change asks, and almost always the answer is nil.
+    @inlinable get { ThreadState.existing?.transaction }
     set { ThreadState.current.transaction = newValue }
   }
 

@@ -2,6 +2,7 @@ import StateGraphCore
 
 /// The process-wide graph every Swift node lives in, and the few helpers that
 /// turn C status codes into Swift behaviour.
+@usableFromInline
 enum GraphCore {
   /// One graph for the whole process: nodes of different models may depend on
   /// each other freely. Never freed.
@@ -31,12 +32,13 @@ enum GraphCore {
 
   /// Reads (and tracks) a node; a cycle or a broken invariant stops the
   /// program with a message naming the nodes involved.
-  @inline(__always)
+  @inlinable @inline(__always)
   static func read(_ node: OpaquePointer) {
     let status = sg_read_unchecked(node)
     if status != 0 { fail(status, node) }
   }
 
+  @usableFromInline
   static func fail(_ status: Int32, _ node: OpaquePointer) -> Never {
     if status == SG_ECYCLE.rawValue {
       fatalError("StateGraph: dependency cycle: \(String(cString: sg_last_cycle()))")
@@ -49,6 +51,6 @@ enum GraphCore {
   }
 
   /// True while a compute or effect closure of the graph runs on this thread.
-  @inline(__always)
+  @inlinable @inline(__always)
   static var isComputing: Bool { sg_current() != nil }
 }

@@ -3,15 +3,18 @@ import StateGraphCore
 /// The Swift wrapper's per-thread state, kept in the C core's binding slot
 /// (the core's thread state is per logical thread: a helper thread that
 /// continues a deep evaluation sees the state of the thread it works for).
+/// Only that thread touches it, so its accesses skip the dynamic exclusivity
+/// checks (a runtime call each, on every change and every batch).
+@usableFromInline
 final class ThreadState {
   /// The innermost open ``withGraphBatch(_:)`` transaction.
-  var transaction: Transaction?
+  @usableFromInline @exclusivity(unchecked) var transaction: Transaction?
   /// Where `onChange` & co. register: the innermost `withGraphTracking`
   /// block or tracking-group run.
-  var scope: TrackingScope?
+  @exclusivity(unchecked) var scope: TrackingScope?
   /// Contexts whose release waits for an outer release on this thread.
-  var pendingReleases: [UnsafeMutableRawPointer] = []
-  var isReleasing = false
+  @exclusivity(unchecked) var pendingReleases: [UnsafeMutableRawPointer] = []
+  @exclusivity(unchecked) var isReleasing = false
 
   static var current: ThreadState {
     let slot = sg_binding_slot()!
@@ -22,6 +25,7 @@ final class ThreadState {
   }
 
   /// `current` without creating it: nil when this thread never needed one.
+  @inlinable
   static var existing: ThreadState? {
     sg_binding_slot()!.pointee.map { Unmanaged<ThreadState>.fromOpaque($0).takeUnretainedValue() }
   }

@@ -4,31 +4,57 @@ import StateGraphCore
 /// value. The C node retains it (released by its destroy callback), so a
 /// callback never meets freed memory, even while the `Computed` itself goes
 /// away on another thread. Non-generic base: one C thunk serves every type.
+@usableFromInline
 class ComputeBox {
-  func compute() -> Int32 { fatalError("abstract") }
+  /// Runs the computation and stores its value. Built by the typed box's
+  /// `@inlinable` init, so it is compiled, specialised, where `Value` is known;
+  /// a method override would always run the generic code of this module.
+  @usableFromInline let run: (ComputeBox) -> Int32
+  @usableFromInline var node: OpaquePointer?
+
+  @usableFromInline
+  init(run: @escaping (ComputeBox) -> Int32) { self.run = run }
+
+  /// Creates the C node, which retains this box until it is destroyed.
+  @usableFromInline
+  final func register(name: String?, file: StaticString, line: UInt) -> OpaquePointer {
+    let context = Unmanaged.passRetained(self).toOpaque()
+    var created: OpaquePointer?
+    GraphCore.info(name: name, file: file, line: line) { info in
+      _ = sg_computed_new(
+        GraphCore.graph, info, Trampolines.compute, context, Trampolines.release, &created)
+    }
+    sg_node_set_watcher(created, Trampolines.watch)
+    node = created
+    return created!
+  }
+
   func valueDidChange() {}
   /// The cached value, for a graph snapshot (Introspection/GraphSnapshot.swift).
   func snapshotValue() -> Any? { nil }
 }
 
+@usableFromInline
 final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
-  private let lock = ValueLock()
+  @usableFromInline let lock = ValueLock()
   // A pointer and a flag rather than `Value?`: unspecialized generic code
   // would look up `Optional<Value>`'s metadata on every access.
-  private let storage = UnsafeMutablePointer<Value>.allocate(capacity: 1)
-  @exclusivity(unchecked) private var hasValue = false
-  private let body: @Sendable (GraphContext) -> Value
-  private let isSame: ((Value, Value) -> Bool)?
-  var node: OpaquePointer!
-  weak var owner: Computed<Value>?
+  @usableFromInline let storage = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+  @usableFromInline @exclusivity(unchecked) var hasValue = false
+  @usableFromInline let isSame: (Value, Value) -> Bool
+  @usableFromInline weak var owner: Computed<Value>?
 
+  @inlinable
   init(initialValue: Value?, body: @escaping @Sendable (GraphContext) -> Value) {
     if let initialValue {
       storage.initialize(to: initialValue)
       hasValue = true
     }
-    self.body = body
     self.isSame = Equality.comparator(for: Value.self)
+    // Captures only `body`; the box comes as the argument, so no cycle.
+    super.init { box in
+      unsafeDowncast(box, to: TypedComputeBox<Value>.self).store(body(GraphContext()))
+    }
   }
 
   deinit {
@@ -37,14 +63,16 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   }
 
   /// The cached value; only read after the C core brought the node up to date.
+  @inlinable
   var current: Value {
     lock.lock()
     defer { lock.unlock() }
     return storage.pointee
   }
 
-  override func compute() -> Int32 {
-    let newValue = body(GraphContext())
+  /// Keeps a computed value, answering whether it differs from the last one.
+  @inlinable
+  func store(_ newValue: Value) -> Int32 {
     lock.lock()
     guard hasValue else {
       storage.initialize(to: newValue)
@@ -52,24 +80,29 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
       lock.unlock()
       return Int32(SG_CHANGED)
     }
-    if let isSame, isSame(storage.pointee, newValue) {
+    if isSame(storage.pointee, newValue) {
       lock.unlock()
       return Int32(SG_UNCHANGED)
     }
     let oldValue = storage.move()  // released after unlock: a deinit may run user code
     storage.initialize(to: newValue)
     lock.unlock()
-    if let transaction = Transaction.current {
-      // The log calls sg_rollback with `node` later: `owner` (captured) keeps
-      // the C node alive until then, or a node created meanwhile could get
-      // its memory and be rolled back in its place.
-      transaction.record(
-        self, node: node, restore: { [oldValue, owner] in
-          self.restore(oldValue)
-          _ = owner
-        })
-    }
+    if let transaction = Transaction.current { record(oldValue, in: transaction) }
     return Int32(SG_CHANGED)
+  }
+
+  /// Logs the replaced value for a rollback; out of line: batches are rare.
+  @usableFromInline
+  func record(_ oldValue: Value, in transaction: Transaction) {
+    // The log calls sg_rollback with `node` later: `owner` (captured) keeps
+    // the C node alive until then, or a node created meanwhile could get
+    // its memory and be rolled back in its place.
+    transaction.record(
+      self, node: node!,
+      restore: { [oldValue, owner] in
+        self.restore(oldValue)
+        _ = owner
+      })
   }
 
   private func restore(_ oldValue: Value) {
@@ -85,13 +118,14 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   override func snapshotValue() -> Any? { lock.withLock { hasValue ? storage.pointee : nil } }
 }
 
-/// C entry points into Swift. `context` is an unmanaged `ComputeBox`.
+/// C entry points into Swift. `context` is an unmanaged `ComputeBox`, kept
+/// alive by the C node while a callback runs: borrowed, not retained.
 enum Trampolines {
   static let compute: sg_callback = { _, context in
-    Unmanaged<ComputeBox>.fromOpaque(context!).takeUnretainedValue().compute()
+    Unmanaged<ComputeBox>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.run($0) }
   }
   static let watch: sg_callback = { _, context in
-    Unmanaged<ComputeBox>.fromOpaque(context!).takeUnretainedValue().valueDidChange()
+    Unmanaged<ComputeBox>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.valueDidChange() }
     return 0
   }
   static let release: sg_destroy = { context in ContextRelease.release(context!) }

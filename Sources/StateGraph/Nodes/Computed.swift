@@ -30,57 +30,54 @@ public final class Computed<Value>: @unchecked Sendable {
 
   /// The node's debug name (the property name for macro-made nodes).
   public let name: String
-  let node: OpaquePointer
-  let registrar = ObservationRegistrar()
+  // `@usableFromInline` below: the inits and `wrappedValue` are `@inlinable`,
+  // so the module that names `Value` compiles them, and the box's compute
+  // run, specialised for it.
+  @usableFromInline let node: OpaquePointer
+  @usableFromInline let registrar = ObservationRegistrar()
   /// Owned by the C node (released from its destroy callback, after this
   /// object's deinit destroyed it), so releasing a long chain never recurses.
-  private unowned(unsafe) let box: TypedComputeBox<Value>
+  /// Unmanaged: reading through it needs no retain.
+  @usableFromInline let box: Unmanaged<TypedComputeBox<Value>>
 
   /// Creates a computed node; `compute` runs when the value is first read.
+  @inlinable
   public init(
     name: String? = nil, file: StaticString = #fileID, line: UInt = #line,
     _ compute: @escaping @Sendable (Context) -> Value
   ) {
-    (self.name, self.box, self.node) = Self.make(name, nil, file, line, compute)
+    let box = TypedComputeBox(initialValue: nil, body: compute)
+    self.name = name ?? ""
+    self.box = .passUnretained(box)
+    self.node = box.register(name: name, file: file, line: line)
     box.owner = self
   }
 
   /// Creates a computed node with a placeholder value: a first computation
   /// that yields an equal value does not count as a change.
+  @inlinable
   public init(
     wrappedValue: Value, name: String? = nil, file: StaticString = #fileID, line: UInt = #line,
     _ compute: @escaping @Sendable (Context) -> Value
   ) {
-    (self.name, self.box, self.node) = Self.make(name, wrappedValue, file, line, compute)
+    let box = TypedComputeBox(initialValue: wrappedValue, body: compute)
+    self.name = name ?? ""
+    self.box = .passUnretained(box)
+    self.node = box.register(name: name, file: file, line: line)
     box.owner = self
-  }
-
-  private static func make(
-    _ name: String?, _ initial: Value?, _ file: StaticString, _ line: UInt,
-    _ compute: @escaping @Sendable (Context) -> Value
-  ) -> (String, TypedComputeBox<Value>, OpaquePointer) {
-    let box = TypedComputeBox(initialValue: initial, body: compute)
-    let context = Unmanaged.passRetained(box as ComputeBox).toOpaque()
-    var created: OpaquePointer?
-    GraphCore.info(name: name, file: file, line: line) { info in
-      _ = sg_computed_new(
-        GraphCore.graph, info, Trampolines.compute, context, Trampolines.release, &created)
-    }
-    sg_node_set_watcher(created, Trampolines.watch)
-    box.node = created
-    return (name ?? "", box, created!)
   }
 
   deinit { sg_node_destroy(node) }
 
   /// The value, recomputed first if a dependency changed since the last run.
+  @inlinable
   public var wrappedValue: Value {
     // Outside computations this also arms the Observation watcher, under the
     // same lock as the read, so no write can slip in between.
     let status = sg_read_arm_unchecked(node)
     if status != 0 { GraphCore.fail(status, node) }
     if !GraphCore.isComputing { registrar.accessValue() }
-    return box.current
+    return box._withUnsafeGuaranteedRef { $0.current }
   }
 
   func notifyObservation() { registrar.valueDidChange() }

@@ -3,7 +3,7 @@ import StateGraphCore
 /// Passed to every computation. Reads made through it are tracked as usual;
 /// ``withoutTracking(_:)`` reads without recording dependencies.
 public struct GraphContext: Sendable {
-  init() {}
+  @usableFromInline init() {}
 
   /// Runs `body` without recording the nodes it reads as dependencies of the
   /// running computation.

@@ -23,14 +23,17 @@ import StateGraphCore
 public final class Stored<Value>: @unchecked Sendable {
   /// The node's debug name (the property name for macro-made nodes).
   public let name: String
-  let node: OpaquePointer
-  let registrar = ObservationRegistrar()
-  private let lock = ValueLock()
-  @exclusivity(unchecked) private var value: Value  // guarded by `lock`
-  private let isSame: ((Value, Value) -> Bool)?
+  // `@usableFromInline` below: the accessors are `@inlinable`, so a client
+  // module compiles them specialised for its `Value` (no generic value
+  // witnesses, no calls for the lock).
+  @usableFromInline let node: OpaquePointer
+  @usableFromInline let registrar = ObservationRegistrar()
+  @usableFromInline let lock = ValueLock()
+  @usableFromInline @exclusivity(unchecked) var value: Value  // guarded by `lock`
+  @usableFromInline let isSame: (Value, Value) -> Bool
   /// Where the value persists; nil for a node that lives in memory only
   /// (see Storage/ and `init(name:wrappedValue:backed:)`).
-  private let persistence: StoredPersistence<Value>?
+  @usableFromInline let persistence: StoredPersistence<Value>?
 
   /// Creates a stored node.
   /// - Parameters:
@@ -64,6 +67,7 @@ public final class Stored<Value>: @unchecked Sendable {
   /// The current value. Reading it inside a computation records a
   /// dependency; setting it notifies dependents when the value changed.
   /// A persisted node saves every value set here at once.
+  @inlinable
   public var wrappedValue: Value {
     get {
       GraphCore.read(node)
@@ -86,7 +90,7 @@ public final class Stored<Value>: @unchecked Sendable {
   /// lock, to drop a value that arrives after a newer one; `undo`, run with the
   /// value's restore when the enclosing batch rolls back; and `joinsBatch: false`
   /// for changes found in the backing, which no batch of this thread can undo.
-  @inline(__always)
+  @inlinable
   func replace(
     with newValue: Value, isCurrent: (() -> Bool)? = nil, undo: (() -> Void)? = nil,
     joinsBatch: Bool = true
@@ -96,14 +100,20 @@ public final class Stored<Value>: @unchecked Sendable {
       lock.unlock()
       return
     }
-    if let isSame, isSame(value, newValue) {
+    if isSame(value, newValue) {
       lock.unlock()
       return
     }
     let oldValue = value  // released after unlock: a deinit may run user code
     value = newValue
     lock.unlock()
+    didChange(from: oldValue, undo: undo, joinsBatch: joinsBatch)
+  }
 
+  /// Tells the core and Observation about a change; out of line, as it runs
+  /// no value-specific code but the undo log's copy.
+  @usableFromInline
+  func didChange(from oldValue: Value, undo: (() -> Void)?, joinsBatch: Bool) {
     if joinsBatch, let transaction = Transaction.current {
       // Observation hears of it when the outermost batch commits, or never.
       transaction.record(
@@ -118,7 +128,6 @@ public final class Stored<Value>: @unchecked Sendable {
       sg_changed_unchecked(node)
       notifyObservation()
     }
-    _ = oldValue
   }
 
   /// Puts back a value during a rollback: no equality check, no notification.

@@ -14,7 +14,7 @@ final class ObservationKey: Observable, Sendable {
 
 extension ObservationRegistrar {
   /// Registers a read of the node owning this registrar.
-  @inline(__always)
+  @usableFromInline
   func accessValue() { access(ObservationKey.shared, keyPath: ObservationKey.path) }
 
   /// Tells observers that the node owning this registrar changed.

@@ -3,6 +3,7 @@ import Foundation
 /// Ties one persisted ``Stored`` node to the ``StorageSlot`` of its place: encodes what the
 /// node is given, decodes what the slot hands over, and falls back to the declared value
 /// when the place holds nothing or something unreadable.
+@usableFromInline
 final class StoredPersistence<Value>: StorageSlotMember, @unchecked Sendable {
   private let slot: StorageSlot
   private let codec: StorageCodec<Value>
@@ -48,6 +49,7 @@ final class StoredPersistence<Value>: StorageSlotMember, @unchecked Sendable {
 
   /// The node's write: saves it, then gives it to the node and to the other nodes on the
   /// place. The place's previous content comes back if the enclosing batch rolls back.
+  @usableFromInline
   func write(_ newValue: Value, to owner: Stored<Value>) {
     let stored: PropertyListValue?
     do {
