@@ -56,4 +56,24 @@ struct BatchTests {
     #expect(a.wrappedValue == 1)
     #expect(b.wrappedValue == 5)
   }
+
+  /// Past a few nodes the undo log indexes them in a set: still one entry
+  /// (the oldest value) per node, through nested batches too.
+  @Test func manyNodesWrittenTwiceRollBackToTheirFirstValues() {
+    let nodes = (0..<20).map { Stored(wrappedValue: $0) }
+    let sum = Computed { _ in nodes.reduce(0) { $0 + $1.wrappedValue } }
+    #expect(sum.wrappedValue == 190)
+    #expect(throws: Failure.self) {
+      try withGraphBatch {
+        for node in nodes { node.wrappedValue += 100 }
+        withGraphBatch {
+          for node in nodes.reversed() { node.wrappedValue += 1000 }
+        }
+        #expect(sum.wrappedValue == 190 + 20 * 1100)
+        throw Failure()
+      }
+    }
+    #expect(nodes.map(\.wrappedValue) == Array(0..<20))
+    #expect(sum.wrappedValue == 190)
+  }
 }

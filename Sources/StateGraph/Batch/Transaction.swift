@@ -16,7 +16,10 @@ final class Transaction {
   let parent: Transaction?
   // Per thread, like ThreadState: no dynamic exclusivity checks.
   @exclusivity(unchecked) private var entries: [Entry] = []
-  @exclusivity(unchecked) private var recorded: Set<ObjectIdentifier> = []
+  /// The ids in `entries`, once there are more than a few: most batches
+  /// change a handful of nodes, and scanning those beats hashing into a set
+  /// that must be allocated first.
+  @exclusivity(unchecked) private var index: Set<ObjectIdentifier>?
 
   init(parent: Transaction?) { self.parent = parent }
 
@@ -35,7 +38,7 @@ final class Transaction {
     notify: (() -> Void)? = nil
   ) {
     let id = ObjectIdentifier(owner)
-    guard recorded.insert(id).inserted else { return }
+    guard isFirstRecord(of: id) else { return }
     let version = sg_node_version_unchecked(node)
     entries.append(Entry(id: id, node: node, version: version, restore: restore, notify: notify))
   }
@@ -43,9 +46,19 @@ final class Transaction {
   /// Hands the log to the enclosing transaction, which keeps its own older
   /// snapshot where both changed a node.
   func merge(into parent: Transaction) {
-    for entry in entries where parent.recorded.insert(entry.id).inserted {
+    for entry in entries where parent.isFirstRecord(of: entry.id) {
       parent.entries.append(entry)
     }
+  }
+
+  /// False when `id` already has an entry; the caller appends one otherwise.
+  private func isFirstRecord(of id: ObjectIdentifier) -> Bool {
+    if index == nil {
+      if entries.contains(where: { $0.id == id }) { return false }
+      if entries.count < 8 { return true }
+      index = Set(entries.map(\.id))
+    }
+    return index!.insert(id).inserted
   }
 
   /// Puts every node back as it was when the transaction began, newest
