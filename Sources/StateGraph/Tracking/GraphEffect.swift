@@ -41,8 +41,10 @@ final class GraphEffect: @unchecked Sendable {
     if !wasCancelled { sg_node_destroy(node) }
   }
 
+  // Borrows the body: the core releases a context only once no thread uses
+  // its node any more.
   private static let runThunk: sg_callback = { _, context in
-    Unmanaged<Body>.fromOpaque(context!).takeUnretainedValue().run()
+    Unmanaged<Body>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.run() }
     return 0
   }
 

@@ -52,14 +52,29 @@ extension GraphNode where Value: Equatable {
 }
 
 /// The last value an effect delivered. Runs of one effect never overlap (the
-/// core runs a node on one thread at a time), so no lock is needed.
+/// core runs a node on one thread at a time), so no lock is needed, nor
+/// exclusivity checks.
 final class LastValue<Value>: @unchecked Sendable {
-  private var value: Value?
+  // A pointer and a flag rather than `Value?`: this generic code runs
+  // unspecialised, and would look up `Optional<Value>`'s metadata on every
+  // update (as the compute box would; see Nodes/ComputeBox.swift).
+  private let storage = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+  @exclusivity(unchecked) private var hasValue = false
+
+  deinit {
+    if hasValue { storage.deinitialize(count: 1) }
+    storage.deallocate()
+  }
 
   /// Records `next` and returns true when it should be delivered.
   func update(_ next: Value, _ filter: ChangeFilter<Value>) -> Bool {
-    if let value, !filter.accepts(value, next) { return false }
-    value = next
+    guard hasValue else {
+      storage.initialize(to: next)
+      hasValue = true
+      return true
+    }
+    if !filter.accepts(storage.pointee, next) { return false }
+    storage.pointee = next
     return true
   }
 }
