@@ -77,6 +77,33 @@ struct ObservationTests {
     #expect(fired.value == 1)
   }
 
+  /// A node never read outside a computation skips the registrar on writes;
+  /// the first such read must still see every change after it.
+  @Test func aNodeFirstObservedAfterWritesStillReportsChanges() {
+    let count = Stored(wrappedValue: 0)
+    let derived = Computed { _ in count.wrappedValue * 2 }
+    count.wrappedValue = 1
+    #expect(derived.wrappedValue == 2)
+    let fired = Counter()
+    withObservationTracking { _ = count.wrappedValue } onChange: { fired.tick() }
+    count.wrappedValue = 2
+    #expect(fired.value == 1)
+  }
+
+  /// A batch's first write to a node happened before anyone observed it; a
+  /// later write in the same batch, after an observer's read, must reach it.
+  @Test func aNodeObservedInsideABatchHearsOfTheBatch() {
+    let a = Stored(wrappedValue: 0)
+    let fired = Counter()
+    withGraphBatch {
+      a.wrappedValue = 1
+      withObservationTracking { _ = a.wrappedValue } onChange: { fired.tick() }
+      a.wrappedValue = 2
+      #expect(fired.value == 0)
+    }
+    #expect(fired.value == 1)
+  }
+
   @Test func aGraphObjectModelIsObservable() {
     final class Model: GraphObject, @unchecked Sendable {
       let countNode = Stored(name: "count", wrappedValue: 0)

@@ -30,6 +30,11 @@ public final class Stored<Value>: @unchecked Sendable {
   @usableFromInline let registrar = ObservationRegistrar()
   @usableFromInline let lock = ValueLock()
   @usableFromInline @exclusivity(unchecked) var value: Value  // guarded by `lock`
+  /// Set by the first read outside a computation, the only kind Observation
+  /// tracks: until then no observer can know the node, and a change skips
+  /// the registrar (its willSet/didSet cost ~250 instructions even when
+  /// empty). Guarded by `lock`.
+  @usableFromInline @exclusivity(unchecked) var isObserved = false
   @usableFromInline let isSame: (Value, Value) -> Bool
   /// Where the value persists; nil for a node that lives in memory only
   /// (see Storage/ and `init(name:wrappedValue:backed:)`).
@@ -71,7 +76,7 @@ public final class Stored<Value>: @unchecked Sendable {
   public var wrappedValue: Value {
     get {
       GraphCore.read(node)
-      if !GraphCore.isComputing { registrar.accessValue() }
+      if !GraphCore.isComputing { observeRead() }
       lock.lock()
       defer { lock.unlock() }
       return value
@@ -106,14 +111,26 @@ public final class Stored<Value>: @unchecked Sendable {
     }
     let oldValue = value  // released after unlock: a deinit may run user code
     value = newValue
+    let isObserved = isObserved
     lock.unlock()
-    didChange(from: oldValue, undo: undo, joinsBatch: joinsBatch)
+    didChange(from: oldValue, undo: undo, joinsBatch: joinsBatch, isObserved: isObserved)
+  }
+
+  /// Registers a read with Observation. The flag is set first, and the value
+  /// read after: a write that found the flag clear happened before this
+  /// read, which sees its value.
+  @usableFromInline
+  func observeRead() {
+    lock.withLock { isObserved = true }
+    registrar.accessValue()
   }
 
   /// Tells the core and Observation about a change; out of line, as it runs
   /// no value-specific code but the undo log's copy.
   @usableFromInline
-  func didChange(from oldValue: Value, undo: (() -> Void)?, joinsBatch: Bool) {
+  func didChange(
+    from oldValue: Value, undo: (() -> Void)?, joinsBatch: Bool, isObserved: Bool
+  ) {
     if joinsBatch, let transaction = Transaction.current {
       // Observation hears of it when the outermost batch commits, or never.
       transaction.record(
@@ -122,11 +139,11 @@ public final class Stored<Value>: @unchecked Sendable {
           self.restore(oldValue)
           undo?()
         },
-        notify: { self.notifyObservation() })
+        notify: { self.notifyObservationIfObserved() })
       sg_changed_unchecked(node)
     } else {
       sg_changed_unchecked(node)
-      notifyObservation()
+      if isObserved { notifyObservation() }
     }
   }
 
@@ -143,4 +160,10 @@ public final class Stored<Value>: @unchecked Sendable {
   func snapshotValue() -> Any? { lock.withLock { value } }
 
   private func notifyObservation() { registrar.valueDidChange() }
+
+  /// At the end of a batch: an observer may have read the node since it
+  /// changed, so the flag is checked now.
+  private func notifyObservationIfObserved() {
+    if lock.withLock({ isObserved }) { notifyObservation() }
+  }
 }
