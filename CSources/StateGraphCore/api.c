@@ -330,3 +330,9 @@ int sg_rollback(sg_node *n, uint64_t version) {
   sg__unpin(n);
   return rc;
 }
+
+int sg_node_hold(sg_node *n) { return sg__enter(n); /* the pin is the hold */ }
+
+void sg_node_release(sg_node *n) {
+  if (n) sg__unpin(n);
+}

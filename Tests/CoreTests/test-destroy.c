@@ -243,3 +243,27 @@ TEST(destroy_callback_may_call_into_graph) {
   CHECK_EQ(NODE_COUNT(g), 0);
   GRAPH_FREE(g);
 }
+
+/* A held handle outlives its node: checked calls answer SG_ESTALE, and the
+ * memory (with the destroy callback) goes with the last release. */
+TEST(destroy_held_node_stays_addressable) {
+  sg_graph *g = sg_graph_new();
+  cell s, c;
+  STORED(&s, g, "s", 1);
+  COMPUTED(&c, g, "c", formula_plus1, &s);
+  CHECK_EQ(READ(&c), 2);
+  CHECK_EQ(sg_node_hold(c.node), SG_OK);
+  CHECK_EQ(sg_node_hold(c.node), SG_OK); /* holds nest */
+  DESTROY(&c);
+  CHECK_EQ(c.destroyed, 0); /* held: the context stays */
+  CHECK_EQ(sg_rollback(c.node, 1), SG_ESTALE);
+  CHECK_EQ(sg_node_hold(c.node), SG_ESTALE);
+  sg_node_release(c.node);
+  CHECK_EQ(c.destroyed, 0);
+  sg_node_release(c.node);
+  CHECK_EQ(c.destroyed, 1);
+  CHECK_EQ(sg_node_hold(NULL), SG_EINVAL);
+  sg_node_release(NULL); /* harmless */
+  DESTROY(&s);
+  GRAPH_FREE(g);
+}

@@ -366,6 +366,16 @@ uint64_t sg_node_version_unchecked(sg_node *node);
  * Errors: SG_EINVAL, SG_ESTALE, SG_EKIND (an effect node). */
 int sg_rollback(sg_node *node, uint64_t version);
 
+/* Keeps the handle's memory valid until the matching sg_node_release, even
+ * past sg_node_destroy: checked calls on a held, destroyed node return
+ * SG_ESTALE, and no node created meanwhile can take its address. For logs
+ * that keep handles longer than their owners may live (a binding's undo log
+ * calls sg_rollback later). Holds nest. Any thread.
+ * Errors: SG_EINVAL (NULL), SG_ESTALE (already destroyed: not held). */
+int sg_node_hold(sg_node *node);
+/* Ends one hold. A destroyed node's memory and context go with the last. */
+void sg_node_release(sg_node *node);
+
 /* -------------------------------------------------------------- untracked */
 
 /* Between these calls, reads inside the running callback are not recorded

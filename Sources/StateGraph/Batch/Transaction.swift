@@ -23,6 +23,10 @@ final class Transaction {
 
   init(parent: Transaction?) { self.parent = parent }
 
+  deinit {
+    for entry in entries { sg_node_release(entry.node) }
+  }
+
   /// This thread's innermost open transaction.
   @usableFromInline
   static var current: Transaction? {
@@ -31,8 +35,9 @@ final class Transaction {
     set { ThreadState.current.transaction = newValue }
   }
 
-  /// Call before the node's value and version change. The closures keep the
-  /// node alive until the transaction ends.
+  /// Call before the node's value and version change. The log holds the C
+  /// node until it ends: a node destroyed meanwhile is then rolled back as
+  /// stale, never one created at the same address.
   func record(
     _ owner: AnyObject, node: OpaquePointer, restore: @escaping () -> Void,
     notify: (() -> Void)? = nil
@@ -40,15 +45,21 @@ final class Transaction {
     let id = ObjectIdentifier(owner)
     guard isFirstRecord(of: id) else { return }
     let version = sg_node_version_unchecked(node)
+    sg_node_hold(node)
     entries.append(Entry(id: id, node: node, version: version, restore: restore, notify: notify))
   }
 
   /// Hands the log to the enclosing transaction, which keeps its own older
   /// snapshot where both changed a node.
   func merge(into parent: Transaction) {
-    for entry in entries where parent.isFirstRecord(of: entry.id) {
-      parent.entries.append(entry)
+    for entry in entries {
+      if parent.isFirstRecord(of: entry.id) {
+        parent.entries.append(entry)  // the hold goes with it
+      } else {
+        sg_node_release(entry.node)
+      }
     }
+    entries.removeAll()
   }
 
   /// False when `id` already has an entry; the caller appends one otherwise.

@@ -1,3 +1,4 @@
+import Observation
 import StateGraphCore
 
 /// What the C node of a ``Computed`` points at: the closure and the cached
@@ -11,6 +12,9 @@ class ComputeBox {
   /// a method override would always run the generic code of this module.
   @usableFromInline let run: (ComputeBox) -> Int32
   @usableFromInline var node: OpaquePointer?
+  /// Here rather than in the `Computed`: the core's watcher calls reach the
+  /// box, which lives as long as the C node, with no reference back needed.
+  @usableFromInline let registrar = ObservationRegistrar()
 
   @usableFromInline
   init(run: @escaping (ComputeBox) -> Int32) { self.run = run }
@@ -29,7 +33,8 @@ class ComputeBox {
     return created!
   }
 
-  func valueDidChange() {}
+  /// The core's watcher: the value may have changed (Observation/).
+  final func valueDidChange() { registrar.valueDidChange() }
   /// The cached value, for a graph snapshot (Introspection/GraphSnapshot.swift).
   func snapshotValue() -> Any? { nil }
 }
@@ -42,7 +47,6 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   @usableFromInline let storage = UnsafeMutablePointer<Value>.allocate(capacity: 1)
   @usableFromInline @exclusivity(unchecked) var hasValue = false
   @usableFromInline let isSame: (Value, Value) -> Bool
-  @usableFromInline weak var owner: Computed<Value>?
 
   @inlinable
   init(initialValue: Value?, body: @escaping @Sendable (GraphContext) -> Value) {
@@ -94,15 +98,7 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   /// Logs the replaced value for a rollback; out of line: batches are rare.
   @usableFromInline
   func record(_ oldValue: Value, in transaction: Transaction) {
-    // The log calls sg_rollback with `node` later: `owner` (captured) keeps
-    // the C node alive until then, or a node created meanwhile could get
-    // its memory and be rolled back in its place.
-    transaction.record(
-      self, node: node!,
-      restore: { [oldValue, owner] in
-        self.restore(oldValue)
-        _ = owner
-      })
+    transaction.record(self, node: node!, restore: { [oldValue] in self.restore(oldValue) })
   }
 
   private func restore(_ oldValue: Value) {
@@ -112,8 +108,6 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
     lock.unlock()
     _ = rolledBack
   }
-
-  override func valueDidChange() { owner?.notifyObservation() }
 
   override func snapshotValue() -> Any? { lock.withLock { hasValue ? storage.pointee : nil } }
 }

@@ -34,7 +34,9 @@ public final class Computed<Value>: @unchecked Sendable {
   // so the module that names `Value` compiles them, and the box's compute
   // run, specialised for it.
   @usableFromInline let node: OpaquePointer
-  @usableFromInline let registrar = ObservationRegistrar()
+  @usableFromInline var registrar: ObservationRegistrar {
+    box._withUnsafeGuaranteedRef { $0.registrar }
+  }
   /// Owned by the C node (released from its destroy callback, after this
   /// object's deinit destroyed it), so releasing a long chain never recurses.
   /// Unmanaged: reading through it needs no retain.
@@ -50,7 +52,6 @@ public final class Computed<Value>: @unchecked Sendable {
     self.name = name ?? ""
     self.box = .passUnretained(box)
     self.node = box.register(name: name, file: file, line: line)
-    box.owner = self
   }
 
   /// Creates a computed node with a placeholder value: a first computation
@@ -64,7 +65,6 @@ public final class Computed<Value>: @unchecked Sendable {
     self.name = name ?? ""
     self.box = .passUnretained(box)
     self.node = box.register(name: name, file: file, line: line)
-    box.owner = self
   }
 
   deinit { sg_node_destroy(node) }
@@ -79,6 +79,4 @@ public final class Computed<Value>: @unchecked Sendable {
     if !GraphCore.isComputing { registrar.accessValue() }
     return box._withUnsafeGuaranteedRef { $0.current }
   }
-
-  func notifyObservation() { registrar.valueDidChange() }
 }
