@@ -163,12 +163,19 @@ static inline bool fresh_unlocked(const sg_node *n) {
  * stale right after marks the running node through this very link: it runs
  * again. */
 static inline bool read_fast(sg_frame *f, sg_node *n) {
+  if (f->untracked) return false;
   sg_link *l = f->cursor;
-  if (!l || l->source != n || f->untracked || !fresh_unlocked(n)) return false;
-  l->seen_version = SG_PEEK(n->version);
-  l->epoch = f->epoch;
-  f->cursor = l->next_source;
-  return true;
+  if (l && l->source == n) {
+    if (!fresh_unlocked(n)) return false;
+    l->seen_version = SG_PEEK(n->version);
+    l->epoch = f->epoch;
+    f->cursor = l->next_source;
+    return true;
+  }
+  /* The same node read again right away (`x * x`, a loop over one source):
+   * the link just stamped already says so. */
+  sg_link *last = l ? l->prev_source : f->node->sources_tail;
+  return last && last->source == n && last->epoch == f->epoch && fresh_unlocked(n);
 }
 
 int sg_read_unchecked(sg_node *n) {
@@ -332,6 +339,8 @@ int sg_rollback(sg_node *n, uint64_t version) {
 }
 
 int sg_node_hold(sg_node *n) { return sg__enter(n); /* the pin is the hold */ }
+
+void sg_node_hold_unchecked(sg_node *n) { sg__ref(n); }
 
 void sg_node_release(sg_node *n) {
   if (n) sg__unpin(n);

@@ -373,6 +373,8 @@ int sg_rollback(sg_node *node, uint64_t version);
  * calls sg_rollback later). Holds nest. Any thread.
  * Errors: SG_EINVAL (NULL), SG_ESTALE (already destroyed: not held). */
 int sg_node_hold(sg_node *node);
+/* The hold without the door, for a binding that knows the node is live. */
+void sg_node_hold_unchecked(sg_node *node);
 /* Ends one hold. A destroyed node's memory and context go with the last. */
 void sg_node_release(sg_node *node);
 

@@ -18,13 +18,18 @@ import StateGraphCore
 /// writes are not held back by it.
 @discardableResult
 public func withGraphBatch<R>(_ body: () throws -> R) rethrows -> R {
-  let parent = Transaction.current
-  let transaction = Transaction(parent: parent)
-  Transaction.current = transaction
+  let state = ThreadState.current
+  let parent = state.transaction
+  let transaction = state.spareTransactions.popLast() ?? Transaction()
+  defer {
+    transaction.reset()
+    state.spareTransactions.append(transaction)
+  }
+  state.transaction = transaction
   sg_batch_begin()
   do {
     let result = try body()
-    Transaction.current = parent
+    state.transaction = parent
     if let parent {
       transaction.merge(into: parent)
       sg_batch_end()
@@ -35,7 +40,7 @@ public func withGraphBatch<R>(_ body: () throws -> R) rethrows -> R {
     return result
   } catch {
     transaction.rollback()
-    Transaction.current = parent
+    state.transaction = parent
     sg_batch_end()
     throw error
   }

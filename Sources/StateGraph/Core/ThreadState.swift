@@ -9,6 +9,8 @@ import StateGraphCore
 final class ThreadState {
   /// The innermost open ``withGraphBatch(_:)`` transaction.
   @usableFromInline @exclusivity(unchecked) var transaction: Transaction?
+  /// Logs of ended batches, kept for the next ones (one per nesting level).
+  @exclusivity(unchecked) var spareTransactions: [Transaction] = []
   /// Where `onChange` & co. register: the innermost `withGraphTracking`
   /// block or tracking-group run.
   @exclusivity(unchecked) var scope: TrackingScope?

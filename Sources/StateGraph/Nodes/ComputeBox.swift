@@ -98,18 +98,22 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   /// Logs the replaced value for a rollback; out of line: batches are rare.
   @usableFromInline
   func record(_ oldValue: Value, in transaction: Transaction) {
-    transaction.record(self, node: node!, restore: { [oldValue] in self.restore(oldValue) })
-  }
-
-  private func restore(_ oldValue: Value) {
-    lock.lock()
-    let rolledBack = storage.move()
-    storage.initialize(to: oldValue)
-    lock.unlock()
-    _ = rolledBack
+    transaction.record(self, node: node!, oldValue: oldValue)
   }
 
   override func snapshotValue() -> Any? { lock.withLock { hasValue ? storage.pointee : nil } }
+}
+
+extension TypedComputeBox: Restorable {
+  func restore(_ oldValue: Any) {
+    lock.lock()
+    let rolledBack = storage.move()
+    storage.initialize(to: oldValue as! Value)
+    lock.unlock()
+    _ = rolledBack  // released after unlock: a deinit may run user code
+  }
+
+  func batchDidCommit() {}  // Observation hears through the core's watcher
 }
 
 /// C entry points into Swift. `context` is an unmanaged `ComputeBox`, kept

@@ -76,10 +76,16 @@ public final class Stored<Value>: @unchecked Sendable {
   public var wrappedValue: Value {
     get {
       GraphCore.read(node)
-      if !GraphCore.isComputing { observeRead() }
+      let isOutside = !GraphCore.isComputing
       lock.lock()
-      defer { lock.unlock() }
-      return value
+      // Flagged before the value is read, under the same lock: a write that
+      // found the flag clear (and told Observation nothing) came before this
+      // read, which sees its value.
+      if isOutside { isObserved = true }
+      let current = value
+      lock.unlock()
+      if isOutside { registrar.accessValue() }
+      return current
     }
     set {
       if let persistence {
@@ -116,15 +122,6 @@ public final class Stored<Value>: @unchecked Sendable {
     didChange(from: oldValue, undo: undo, joinsBatch: joinsBatch, isObserved: isObserved)
   }
 
-  /// Registers a read with Observation. The flag is set first, and the value
-  /// read after: a write that found the flag clear happened before this
-  /// read, which sees its value.
-  @usableFromInline
-  func observeRead() {
-    lock.withLock { isObserved = true }
-    registrar.accessValue()
-  }
-
   /// Tells the core and Observation about a change; out of line, as it runs
   /// no value-specific code but the undo log's copy.
   @usableFromInline
@@ -133,13 +130,7 @@ public final class Stored<Value>: @unchecked Sendable {
   ) {
     if joinsBatch, let transaction = Transaction.current {
       // Observation hears of it when the outermost batch commits, or never.
-      transaction.record(
-        self, node: node,
-        restore: { [oldValue] in
-          self.restore(oldValue)
-          undo?()
-        },
-        notify: { self.notifyObservationIfObserved() })
+      transaction.record(self, node: node, oldValue: oldValue, undo: undo)
       sg_changed_unchecked(node)
     } else {
       sg_changed_unchecked(node)
@@ -147,23 +138,26 @@ public final class Stored<Value>: @unchecked Sendable {
     }
   }
 
-  /// Puts back a value during a rollback: no equality check, no notification.
-  private func restore(_ oldValue: Value) {
-    lock.lock()
-    let rolledBack = value
-    value = oldValue
-    lock.unlock()
-    _ = rolledBack
-  }
 
   /// The value, for a graph snapshot (Introspection/GraphSnapshot.swift).
   func snapshotValue() -> Any? { lock.withLock { value } }
 
-  private func notifyObservation() { registrar.valueDidChange() }
+  func notifyObservation() { registrar.valueDidChange() }
 
-  /// At the end of a batch: an observer may have read the node since it
-  /// changed, so the flag is checked now.
-  private func notifyObservationIfObserved() {
+}
+
+extension Stored: Restorable {
+  func restore(_ oldValue: Any) {
+    lock.lock()
+    let rolledBack = value
+    value = oldValue as! Value
+    lock.unlock()
+    _ = rolledBack  // released after unlock: a deinit may run user code
+  }
+
+  /// An observer may have read the node since it changed inside the batch,
+  /// so the flag is checked now.
+  func batchDidCommit() {
     if lock.withLock({ isObserved }) { notifyObservation() }
   }
 }
