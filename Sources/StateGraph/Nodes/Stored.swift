@@ -27,14 +27,13 @@ public final class Stored<Value>: @unchecked Sendable {
   // module compiles them specialised for its `Value` (no generic value
   // witnesses, no calls for the lock).
   @usableFromInline let node: OpaquePointer
-  @usableFromInline let registrar = ObservationRegistrar()
   @usableFromInline let lock = ValueLock()
   @usableFromInline @exclusivity(unchecked) var value: Value  // guarded by `lock`
-  /// Set by the first read outside a computation, the only kind Observation
-  /// tracks: until then no observer can know the node, and a change skips
-  /// the registrar (its willSet/didSet cost ~250 instructions even when
-  /// empty). Guarded by `lock`.
-  @usableFromInline @exclusivity(unchecked) var isObserved = false
+  /// Made by the first read outside a computation, the only kind Observation
+  /// tracks: until then no observer can know the node, so it costs no memory
+  /// (a registrar is two allocations) and a change skips it (its
+  /// willSet/didSet cost ~250 instructions even when empty). Guarded by `lock`.
+  @usableFromInline @exclusivity(unchecked) var registrar: ObservationRegistrar?
   @usableFromInline let isSame: (Value, Value) -> Bool
   /// Where the value persists; nil for a node that lives in memory only
   /// (see Storage/ and `init(name:wrappedValue:backed:)`).
@@ -78,13 +77,13 @@ public final class Stored<Value>: @unchecked Sendable {
       GraphCore.read(node)
       let isOutside = !GraphCore.isComputing
       lock.lock()
-      // Flagged before the value is read, under the same lock: a write that
-      // found the flag clear (and told Observation nothing) came before this
+      // Made before the value is read, under the same lock: a write that
+      // found no registrar (and told Observation nothing) came before this
       // read, which sees its value.
-      if isOutside { isObserved = true }
+      let registrar = isOutside ? observedRegistrar() : nil
       let current = value
       lock.unlock()
-      if isOutside { registrar.accessValue() }
+      registrar?.accessValue()
       return current
     }
     set {
@@ -117,16 +116,26 @@ public final class Stored<Value>: @unchecked Sendable {
     }
     let oldValue = value  // released after unlock: a deinit may run user code
     value = newValue
-    let isObserved = isObserved
+    let registrar = registrar
     lock.unlock()
-    didChange(from: oldValue, undo: undo, joinsBatch: joinsBatch, isObserved: isObserved)
+    didChange(from: oldValue, undo: undo, joinsBatch: joinsBatch, registrar: registrar)
+  }
+
+  /// The registrar, made on first use. Under `lock`.
+  @inlinable
+  func observedRegistrar() -> ObservationRegistrar {
+    if let registrar { return registrar }
+    let made = ObservationRegistrar()
+    registrar = made
+    return made
   }
 
   /// Tells the core and Observation about a change; out of line, as it runs
   /// no value-specific code but the undo log's copy.
   @usableFromInline
   func didChange(
-    from oldValue: Value, undo: (() -> Void)?, joinsBatch: Bool, isObserved: Bool
+    from oldValue: Value, undo: (() -> Void)?, joinsBatch: Bool,
+    registrar: ObservationRegistrar?
   ) {
     if joinsBatch, let transaction = Transaction.current {
       // Observation hears of it when the outermost batch commits, or never.
@@ -134,15 +143,12 @@ public final class Stored<Value>: @unchecked Sendable {
       sg_changed_unchecked(node)
     } else {
       sg_changed_unchecked(node)
-      if isObserved { notifyObservation() }
+      registrar?.valueDidChange()
     }
   }
 
-
   /// The value, for a graph snapshot (Introspection/GraphSnapshot.swift).
   func snapshotValue() -> Any? { lock.withLock { value } }
-
-  func notifyObservation() { registrar.valueDidChange() }
 
 }
 
@@ -156,8 +162,8 @@ extension Stored: Restorable {
   }
 
   /// An observer may have read the node since it changed inside the batch,
-  /// so the flag is checked now.
+  /// so the registrar is looked up now.
   func batchDidCommit() {
-    if lock.withLock({ isObserved }) { notifyObservation() }
+    lock.withLock { registrar }?.valueDidChange()
   }
 }
