@@ -328,6 +328,37 @@ struct AsyncTrackingTests {
     }
   }
 
+  actor GroupCollector {
+    var seen: [Int] = []
+    var subscription: StateGraphSubscription?
+    func start(_ node: Stored<Int>) {
+      subscription = withGraphTracking {
+        withGraphTrackingGroup {
+          self.assertIsolated()
+          self.seen.append(node.wrappedValue)
+        }
+      }
+    }
+  }
+
+  /// A write off the actor makes the group retire and start again on its
+  /// actor; the new group tracks what its runs read, so later writes reach it.
+  @Test(.timeLimit(.minutes(1))) func aGroupOnAnActorRunsAgainOnItsActor() async {
+    let node = Stored(wrappedValue: 0)
+    let collector = GroupCollector()
+    await collector.start(node)
+    #expect(await collector.seen == [0])  // the first run: at once, on the actor
+    var seen: [Int] = []
+    for value in 1...2 {
+      node.wrappedValue = value  // from the test's task, not the actor
+      for _ in 0..<1000 where seen.last != value {  // hops land asynchronously
+        seen = await collector.seen
+        try? await Task.sleep(for: .milliseconds(5))
+      }
+    }
+    #expect(seen == [0, 1, 2])
+  }
+
   @Test(.timeLimit(.minutes(1))) func anActorHandlerRunsOnItsActor() async {
     let node = Stored(wrappedValue: 0)
     let collector = Collector()

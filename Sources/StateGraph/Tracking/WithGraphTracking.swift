@@ -73,13 +73,15 @@ enum TrackingGroup {
   static func start(in parent: TrackingScope, _ delivery: Delivery, _ body: @escaping () -> Void) {
     let children = TrackingScope()
     parent.add(children)
-    let retired = LastValue<Bool>()
+    // Plain flags: the effect's runs never overlap (the core claims it).
     var isFirstRun = true
+    var isRetired = false
     nonisolated(unsafe) var effect: GraphEffect?
     effect = GraphEffect(name: "withGraphTrackingGroup") {
       defer { isFirstRun = false }
       guard isFirstRun || delivery.isCurrent else {
-        guard retired.update(true, .distinct) else { return }
+        guard !isRetired else { return }
+        isRetired = true
         effect?.cancel()
         delivery.hop { start(in: parent, delivery, body) }
         return
