@@ -1,8 +1,8 @@
 import Observation
 import StateGraphCore
 
-/// What the C node of a ``Computed`` points at: the closure and the cached
-/// value. The C node retains it (released by its destroy callback), so a
+/// What the C node of a ``Computed`` points at: the closure, the cached
+/// value and the Observation registrar. The C node retains it (released by its destroy callback), so a
 /// callback never meets freed memory, even while the `Computed` itself goes
 /// away on another thread. Non-generic base: one C thunk serves every type.
 @usableFromInline
