@@ -33,7 +33,7 @@ public final class Stored<Value>: @unchecked Sendable {
   /// tracks: until then no observer can know the node, so it costs no memory
   /// (a registrar is two allocations) and a change skips it (its
   /// willSet/didSet cost ~250 instructions even when empty). Guarded by `lock`.
-  @usableFromInline @exclusivity(unchecked) var registrar: ObservationRegistrar?
+  @usableFromInline @exclusivity(unchecked) var observation: NodeObservation?
   @usableFromInline let isSame: (Value, Value) -> Bool
   /// Where the value persists; nil for a node that lives in memory only
   /// (see Storage/ and `init(name:wrappedValue:backed:)`).
@@ -78,12 +78,12 @@ public final class Stored<Value>: @unchecked Sendable {
       let isOutside = !GraphCore.isComputing
       lock.lock()
       // Made before the value is read, under the same lock: a write that
-      // found no registrar (and told Observation nothing) came before this
-      // read, which sees its value.
-      let registrar = isOutside ? observedRegistrar() : nil
+      // found none (and told Observation nothing) came before this read,
+      // which sees its value.
+      let observation = isOutside ? madeObservation() : nil
       let current = value
       lock.unlock()
-      registrar?.accessValue()
+      observation?.access()
       return current
     }
     set {
@@ -116,17 +116,17 @@ public final class Stored<Value>: @unchecked Sendable {
     }
     let oldValue = value  // released after unlock: a deinit may run user code
     value = newValue
-    let registrar = registrar
+    let observation = observation
     lock.unlock()
-    didChange(from: oldValue, undo: undo, joinsBatch: joinsBatch, registrar: registrar)
+    didChange(from: oldValue, undo: undo, joinsBatch: joinsBatch, observation: observation)
   }
 
-  /// The registrar, made on first use. Under `lock`.
+  /// The node's Observation registrar, made on first use. Under `lock`.
   @inlinable
-  func observedRegistrar() -> ObservationRegistrar {
-    if let registrar { return registrar }
-    let made = ObservationRegistrar()
-    registrar = made
+  func madeObservation() -> NodeObservation {
+    if let observation { return observation }
+    let made = NodeObservation()
+    observation = made
     return made
   }
 
@@ -135,7 +135,7 @@ public final class Stored<Value>: @unchecked Sendable {
   @usableFromInline
   func didChange(
     from oldValue: Value, undo: (() -> Void)?, joinsBatch: Bool,
-    registrar: ObservationRegistrar?
+    observation: NodeObservation?
   ) {
     if joinsBatch, let transaction = Transaction.current {
       // Observation hears of it when the outermost batch commits, or never.
@@ -143,7 +143,7 @@ public final class Stored<Value>: @unchecked Sendable {
       sg_changed_unchecked(node)
     } else {
       sg_changed_unchecked(node)
-      registrar?.valueDidChange()
+      observation?.didChange()
     }
   }
 
@@ -162,8 +162,8 @@ extension Stored: Restorable {
   }
 
   /// An observer may have read the node since it changed inside the batch,
-  /// so the registrar is looked up now.
+  /// so it is looked up now.
   func batchDidCommit() {
-    lock.withLock { registrar }?.valueDidChange()
+    lock.withLock { observation }?.didChange()
   }
 }
