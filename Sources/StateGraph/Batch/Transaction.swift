@@ -30,13 +30,10 @@ final class Transaction {
   /// change a handful of nodes, and scanning those beats hashing.
   @exclusivity(unchecked) private var index: Set<ObjectIdentifier> = []
 
-  /// This thread's innermost open transaction.
-  @usableFromInline
-  static var current: Transaction? {
-    // Inlined: every change asks, and almost always the answer is nil.
-    @inlinable get { ThreadState.existing?.transaction }
-    set { ThreadState.current.transaction = newValue }
-  }
+  /// This thread's innermost open transaction. Inlined: every change asks,
+  /// and almost always the answer is nil.
+  @inlinable
+  static var current: Transaction? { ThreadState.existing?.transaction }
 
   /// Call before the node's value and version change. The log holds the C
   /// node until it ends: a node destroyed meanwhile is then rolled back as

@@ -57,31 +57,65 @@ func kairoWorkloads(_ config: RunConfig) -> [SpeedWorkload] {
   }
   return [
     workload(
-      "deep", updates: 51, propagation, baseline: { DeepBaseline() }, graph: { DeepGraph() },
+      "deep", updates: 51, propagation, baseline: { DeepBaseline() }, graph: deepGraph,
       run: Deep.self),
     workload(
-      "broad", updates: 51, propagation, baseline: { BroadBaseline() }, graph: { BroadGraph() },
+      "broad", updates: 51, propagation, baseline: { BroadBaseline() }, graph: broadGraph,
       run: Broad.self),
     workload(
       "diamond", updates: 501, propagation, baseline: { KairoDiamondBaseline() },
-      graph: { KairoDiamondGraph() }, run: KairoDiamond.self),
+      graph: kairoDiamondGraph, run: KairoDiamond.self),
     workload(
       "triangle", updates: 101, propagation, baseline: { TriangleBaseline() },
-      graph: { TriangleGraph() }, run: Triangle.self),
+      graph: triangleGraph, run: Triangle.self),
     workload(
       "mux", updates: 20, propagation, baseline: { MuxBaseline() }, graph: { MuxGraph() },
       run: Mux.self),
     workload(
       "repeatedObservers", updates: 101, dynamic, baseline: { RepeatedBaseline() },
-      graph: { RepeatedGraph() }, run: Repeated.self),
+      graph: repeatedGraph, run: Repeated.self),
     workload(
       "unstable", updates: 101, dynamic, baseline: { UnstableBaseline() },
-      graph: { UnstableGraph() }, run: Unstable.self),
+      graph: unstableGraph, run: Unstable.self),
     workload(
       "avoidablePropagation", updates: 1001, .ratio(max: 3, label: "avoid."),
       note: "effect ran 0 times (checked)", baseline: { AvoidableBaseline() },
-      graph: { AvoidableGraph() }, run: Avoidable.self),
+      graph: avoidableGraph, run: Avoidable.self),
   ]
+}
+
+// ------------------------------------------------------------ the graphs
+
+/// Every kairo graph but mux: one head, written in a batch; the nodes a
+/// shape's builder makes from it, counting their runs in `counter`; an
+/// effect (`observe`) on each node the builder names, counting its runs and
+/// then doing `effect`. `read` reports the builder's output node.
+final class KairoGraph: KairoShape {
+  typealias Nodes = (output: Computed<Int>, observed: [Computed<Int>])
+  private let head = Stored(wrappedValue: 0)
+  private let counter = Counter()
+  private let effectCounter = Counter()
+  private let output: Computed<Int>
+  private var subscriptions: [StateGraphSubscription] = []
+  var effects: Int { effectCounter.count }
+  var recomputes: Int { counter.count }
+  var effectSum = 0
+
+  init(effect: @escaping () -> Void = {}, _ build: (Stored<Int>, Counter) -> Nodes) {
+    let nodes = build(head, counter)
+    output = nodes.output
+    let effectCounter = effectCounter
+    subscriptions = nodes.observed.map { node in
+      observe(node) { _ in
+        effectCounter.count += 1
+        effect()
+      }
+    }
+    (counter.count, effectCounter.count) = (0, 0)
+  }
+
+  func write(_ value: Int, at _: Int) { withGraphBatch { head.wrappedValue = value } }
+  func read(at _: Int) -> Int { output.wrappedValue }
 }
 
 // ------------------------------------------------------------ run() bodies
@@ -309,18 +343,8 @@ final class DeepBaseline: KairoShape {
   func read(at _: Int) -> Int { chain[chain.count - 1].value }
 }
 
-final class DeepGraph: KairoShape {
-  private let head = Stored(wrappedValue: 0)
-  private let tail: Computed<Int>
-  private let counter = Counter()
-  private var subscription: StateGraphSubscription?
-  private let effectCounter = Counter()
-  var effects: Int { effectCounter.count }
-  var recomputes: Int { counter.count }
-  var effectSum = 0
-
-  init() {
-    let (head, counter) = (self.head, self.counter)
+func deepGraph() -> KairoGraph {
+  KairoGraph { head, counter in
     var last = Computed { _ in
       counter.count += 1
       return head.wrappedValue + 1
@@ -332,14 +356,8 @@ final class DeepGraph: KairoShape {
         return previous.wrappedValue + 1
       }
     }
-    tail = last
-    let effectCounter = self.effectCounter
-    subscription = observe(tail) { _ in effectCounter.count += 1 }
-    (counter.count, effectCounter.count) = (0, 0)
+    return (last, [last])
   }
-
-  func write(_ value: Int, at _: Int) { withGraphBatch { head.wrappedValue = value } }
-  func read(at _: Int) -> Int { tail.wrappedValue }
 }
 
 // ----------------------------------------------------------------- broad
@@ -376,35 +394,20 @@ final class BroadBaseline: KairoShape {
   func read(at _: Int) -> Int { branches[branches.count - 1].second }
 }
 
-final class BroadGraph: KairoShape {
-  private let head = Stored(wrappedValue: 0)
-  private var last: Computed<Int>!
-  private let counter = Counter()
-  private let effectCounter = Counter()
-  private var subscriptions: [StateGraphSubscription] = []
-  var effects: Int { effectCounter.count }
-  var recomputes: Int { counter.count }
-  var effectSum = 0
-
-  init() {
-    let (head, counter, effectCounter) = (self.head, self.counter, self.effectCounter)
-    for offset in 0..<50 {
+func broadGraph() -> KairoGraph {
+  KairoGraph { head, counter in
+    let seconds = (0..<50).map { offset in
       let first = Computed { _ in
         counter.count += 1
         return head.wrappedValue + offset
       }
-      let second = Computed { _ in
+      return Computed { _ in
         counter.count += 1
         return first.wrappedValue + 1
       }
-      subscriptions.append(observe(second) { _ in effectCounter.count += 1 })
-      last = second
     }
-    (counter.count, effectCounter.count) = (0, 0)
+    return (seconds[seconds.count - 1], seconds)
   }
-
-  func write(_ value: Int, at _: Int) { withGraphBatch { head.wrappedValue = value } }
-  func read(at _: Int) -> Int { last.wrappedValue }
 }
 
 // --------------------------------------------------------------- diamond
@@ -441,36 +444,22 @@ final class KairoDiamondBaseline: KairoShape {
   func read(at _: Int) -> Int { sum }
 }
 
-final class KairoDiamondGraph: KairoShape {
-  private let head = Stored(wrappedValue: 0)
-  private let sum: Computed<Int>
-  private let counter = Counter()
-  private let effectCounter = Counter()
-  private var subscription: StateGraphSubscription?
-  var effects: Int { effectCounter.count }
-  var recomputes: Int { counter.count }
-  var effectSum = 0
-
-  init() {
-    let (head, counter, effectCounter) = (self.head, self.counter, self.effectCounter)
+func kairoDiamondGraph() -> KairoGraph {
+  KairoGraph { head, counter in
     let branches = (0..<kairoDiamondWidth).map { _ in
       Computed { _ in
         counter.count += 1
         return head.wrappedValue + 1
       }
     }
-    sum = Computed { _ in
+    let sum = Computed { _ in
       counter.count += 1
       var total = 0
       for branch in branches { total &+= branch.wrappedValue }
       return total
     }
-    subscription = observe(sum) { _ in effectCounter.count += 1 }
-    (counter.count, effectCounter.count) = (0, 0)
+    return (sum, [sum])
   }
-
-  func write(_ value: Int, at _: Int) { withGraphBatch { head.wrappedValue = value } }
-  func read(at _: Int) -> Int { sum.wrappedValue }
 }
 
 // -------------------------------------------------------------- triangle
@@ -500,18 +489,8 @@ final class TriangleBaseline: KairoShape {
   func read(at _: Int) -> Int { sum }
 }
 
-final class TriangleGraph: KairoShape {
-  private let head = Stored(wrappedValue: 0)
-  private let sum: Computed<Int>
-  private let counter = Counter()
-  private let effectCounter = Counter()
-  private var subscription: StateGraphSubscription?
-  var effects: Int { effectCounter.count }
-  var recomputes: Int { counter.count }
-  var effectSum = 0
-
-  init() {
-    let (head, counter, effectCounter) = (self.head, self.counter, self.effectCounter)
+func triangleGraph() -> KairoGraph {
+  KairoGraph { head, counter in
     // list = [head, c1 ... c9], c_k = c_(k-1) + 1
     var chain: [Computed<Int>] = [
       Computed { _ in
@@ -528,18 +507,14 @@ final class TriangleGraph: KairoShape {
         })
     }
     let members = chain
-    sum = Computed { _ in
+    let sum = Computed { _ in
       counter.count += 1
       var total = head.wrappedValue
       for member in members { total &+= member.wrappedValue }
       return total
     }
-    subscription = observe(sum) { _ in effectCounter.count += 1 }
-    (counter.count, effectCounter.count) = (0, 0)
+    return (sum, [sum])
   }
-
-  func write(_ value: Int, at _: Int) { withGraphBatch { head.wrappedValue = value } }
-  func read(at _: Int) -> Int { sum.wrappedValue }
 }
 
 // ------------------------------------------------------------------- mux
@@ -644,30 +619,16 @@ final class RepeatedBaseline: KairoShape {
   func read(at _: Int) -> Int { current }
 }
 
-final class RepeatedGraph: KairoShape {
-  private let head = Stored(wrappedValue: 0)
-  private let current: Computed<Int>
-  private let counter = Counter()
-  private let effectCounter = Counter()
-  private var subscription: StateGraphSubscription?
-  var effects: Int { effectCounter.count }
-  var recomputes: Int { counter.count }
-  var effectSum = 0
-
-  init() {
-    let (head, counter, effectCounter) = (self.head, self.counter, self.effectCounter)
-    current = Computed { _ in
+func repeatedGraph() -> KairoGraph {
+  KairoGraph { head, counter in
+    let current = Computed { _ in
       counter.count += 1
       var result = 0
       for _ in 0..<repeatedSize { result &+= head.wrappedValue }
       return result
     }
-    subscription = observe(current) { _ in effectCounter.count += 1 }
-    (counter.count, effectCounter.count) = (0, 0)
+    return (current, [current])
   }
-
-  func write(_ value: Int, at _: Int) { withGraphBatch { head.wrappedValue = value } }
-  func read(at _: Int) -> Int { current.wrappedValue }
 }
 
 // -------------------------------------------------------------- unstable
@@ -701,18 +662,8 @@ final class UnstableBaseline: KairoShape {
   func read(at _: Int) -> Int { current }
 }
 
-final class UnstableGraph: KairoShape {
-  private let head = Stored(wrappedValue: 0)
-  private let current: Computed<Int>
-  private let counter = Counter()
-  private let effectCounter = Counter()
-  private var subscription: StateGraphSubscription?
-  var effects: Int { effectCounter.count }
-  var recomputes: Int { counter.count }
-  var effectSum = 0
-
-  init() {
-    let (head, counter, effectCounter) = (self.head, self.counter, self.effectCounter)
+func unstableGraph() -> KairoGraph {
+  KairoGraph { head, counter in
     let double = Computed { _ in
       counter.count += 1
       return head.wrappedValue * 2
@@ -721,7 +672,7 @@ final class UnstableGraph: KairoShape {
       counter.count += 1
       return -head.wrappedValue
     }
-    current = Computed { _ in
+    let current = Computed { _ in
       counter.count += 1
       var result = 0
       for _ in 0..<20 {
@@ -729,12 +680,8 @@ final class UnstableGraph: KairoShape {
       }
       return result
     }
-    subscription = observe(current) { _ in effectCounter.count += 1 }
-    (counter.count, effectCounter.count) = (0, 0)
+    return (current, [current])
   }
-
-  func write(_ value: Int, at _: Int) { withGraphBatch { head.wrappedValue = value } }
-  func read(at _: Int) -> Int { current.wrappedValue }
 }
 
 // -------------------------------------------------- avoidablePropagation
@@ -764,18 +711,8 @@ final class AvoidableBaseline: KairoShape {
   func read(at _: Int) -> Int { computed5 }
 }
 
-final class AvoidableGraph: KairoShape {
-  private let head = Stored(wrappedValue: 0)
-  private let computed5: Computed<Int>
-  private let counter = Counter()
-  private let effectCounter = Counter()
-  private var subscription: StateGraphSubscription?
-  var effects: Int { effectCounter.count }
-  var recomputes: Int { counter.count }
-  var effectSum = 0
-
-  init() {
-    let (head, counter, effectCounter) = (self.head, self.counter, self.effectCounter)
+func avoidableGraph() -> KairoGraph {
+  KairoGraph(effect: { blackHole(busy()) }) { head, counter in
     let computed1 = Computed { _ in
       counter.count += 1
       return head.wrappedValue
@@ -792,17 +729,10 @@ final class AvoidableGraph: KairoShape {
       counter.count += 1
       return computed3.wrappedValue + 2
     }
-    computed5 = Computed { _ in
+    let computed5 = Computed { _ in
       counter.count += 1
       return computed4.wrappedValue + 3
     }
-    subscription = observe(computed5) { _ in
-      effectCounter.count += 1
-      blackHole(busy())
-    }
-    (counter.count, effectCounter.count) = (0, 0)
+    return (computed5, [computed5])
   }
-
-  func write(_ value: Int, at _: Int) { withGraphBatch { head.wrappedValue = value } }
-  func read(at _: Int) -> Int { computed5.wrappedValue }
 }
