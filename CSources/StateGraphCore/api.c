@@ -83,12 +83,11 @@ int sg_node_destroy(sg_node *n) {
   sg_trace *trace = t->trace;
   int span = -1;
   pthread_mutex_lock(&g->lock);
-  if (G_UNLIKELY(n->visitors)) sg__wait_for_visitors(t, n);
-  rc = SG_ESTALE;
-  if (!n->destroyed) { /* lost a race with another destroy otherwise */
+  rc = G_UNLIKELY(n->visitors) ? sg__wait_for_visitors(t, n) : SG_OK;
+  if (rc == SG_OK && n->destroyed) rc = SG_ESTALE; /* lost a race with another destroy */
+  if (rc == SG_OK) {
     if (trace) span = sg__trace_open(trace, SG_TRACE_DESTROY, n);
     sg__destroy_locked(n);
-    rc = SG_OK;
   }
   sg__unlock(g);
   sg__flush_if_outermost(t);
@@ -297,6 +296,9 @@ int sg_node_version(sg_node *n, uint64_t *version) {
 
 static int rollback_locked(sg_node *n, uint64_t version) {
   if (n->destroyed) return SG_ESTALE;
+  /* Versions are handed out in order (0 is every node's first), so one
+   * above the highest ever given was never this node's. */
+  if (version > n->last_version) return SG_EVERSION;
   SG_PUBLISH(n->version, version);
   /* A computed node's sources are those of its last run, made mid-batch: a
    * re-check against them cannot tell whether the restored value is the one
@@ -338,10 +340,27 @@ int sg_rollback(sg_node *n, uint64_t version) {
   return rc;
 }
 
-int sg_node_hold(sg_node *n) { return sg__enter(n); /* the pin is the hold */ }
+/* A hold is a pin that outlives the call, counted apart so that a release
+ * without a hold is told from one with (sg_node_release). */
+int sg_node_hold(sg_node *n) {
+  int rc = sg__enter(n);
+  if (rc == SG_OK) g_atomic_int_inc(&n->holds);
+  return rc;
+}
 
-void sg_node_hold_unchecked(sg_node *n) { sg__ref(n); }
+void sg_node_hold_unchecked(sg_node *n) {
+  g_atomic_int_inc(&n->holds);
+  sg__ref(n);
+}
 
-void sg_node_release(sg_node *n) {
-  if (n) sg__unpin(n);
+int sg_node_release(sg_node *n) {
+  if (!n) return SG_EINVAL;
+  int rc = sg__registry_unhold(n);
+  if (rc == SG_OK) sg__unpin(n);
+  return rc;
+}
+
+void sg_node_release_unchecked(sg_node *n) {
+  g_atomic_int_add(&n->holds, -1);
+  sg__unpin(n);
 }

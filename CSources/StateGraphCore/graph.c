@@ -23,6 +23,21 @@ sg_graph *sg_graph_new(void) {
   return g;
 }
 
+/* A freed graph's memory is kept, never reused: were its address given to
+ * a new graph, every handle of the old one would pass as the new one's. The
+ * cost is one sg_graph per graph freed; graphs are few and long-lived. The
+ * list keeps them reachable, so leak checkers do not count them. */
+static sg_graph *retired;
+static pthread_mutex_t retired_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void retire(sg_graph *g) {
+  memset(g, 0, sizeof *g);
+  pthread_mutex_lock(&retired_lock);
+  g->retired_next = retired;
+  retired = g;
+  pthread_mutex_unlock(&retired_lock);
+}
+
 int sg_graph_free(sg_graph *g) {
   if (!g) return SG_EINVAL;
   if (!sg__registry_has_graph(g)) return SG_ESTALE;
@@ -43,7 +58,7 @@ int sg_graph_free(sg_graph *g) {
   g_free(g->scratch.at);
   pthread_cond_destroy(&g->released);
   pthread_mutex_destroy(&g->lock);
-  g_free(g);
+  retire(g);
   return SG_OK;
 }
 
@@ -88,11 +103,17 @@ static void live_remove(sg_node *n) {
 
 void sg__ref(sg_node *n) { g_atomic_int_inc(&n->refs); }
 
-/* Under the lock: the node's memory is freed by the next sg__unlock. A
- * claimed node is still in use by its owner (claims hold no reference: two
- * atomic operations per node of every refresh), which buries it on release. */
+/* Under the lock, by whoever dropped the last reference: the node's memory
+ * is freed by the next sg__unlock. A claimed node is still in use by its
+ * owner (claims hold no reference: two atomic operations per node of every
+ * refresh); it is marked orphaned and its owner buries it on release. The
+ * decision is made once, by the one thread whose decrement reached zero,
+ * and handed over under the lock: nobody else buries a node. */
 void sg__bury(sg_node *n) {
-  if (n->owner) return;
+  if (n->owner) {
+    n->orphaned = true;
+    return;
+  }
   n->graph->allocated--;
   n->next_dead = n->graph->graveyard;
   n->graph->graveyard = n;
@@ -118,6 +139,7 @@ void sg__unlock(sg_graph *g) {
   pthread_mutex_unlock(&g->lock);
   while (dead) {
     sg_node *next = dead->next_dead;
+    sg__registry_remove_node(dead); /* before the memory goes: see registry.c */
     if (dead->destroy) dead->destroy(dead->context);
     if (G_UNLIKELY(dead->renamed)) sg__names_free(dead);
     else sg__name_free(dead->name);
@@ -218,7 +240,6 @@ void sg__destroy_locked(sg_node *n) {
   SG_PUBLISH(n->destroyed, true);
   g->live--;
   live_remove(n);
-  sg__registry_remove_node(n);
   sg_thread *self = sg__thread();
   for (sg_link *l = n->dependents_head, *next; l; l = next) {
     next = l->next_dependent;

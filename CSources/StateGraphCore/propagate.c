@@ -50,6 +50,10 @@ SG_INLINE void mark(sg_node *source, sg_state direct_state, sg_trace *trace) {
     sg_state before = t->state;
     t->marks++;
     if (t->state < direct_state) SG_PUBLISH(t->state, direct_state);
+    /* Its run may have read the new value under the old version (values
+     * and versions are not stored in one step): no rollback may turn this
+     * DIRTY into a CHECK that the old version would pass. */
+    if (t->running && direct_state == SG_DIRTY) t->must_run = true;
     if (trace && (visit || t->state != before)) sg__trace_mark(trace, t, t->state, -1);
     if (visit || t->kind == SG_EFFECT) reached(t);
     if (visit && t->kind != SG_EFFECT) SG_VEC_PUSH(*stack, t);
@@ -86,51 +90,44 @@ static inline void reached(sg_node *t) {
   else if (g_atomic_int_get(&t->armed)) sg__enqueue(t);
 }
 
-static void describe(GString *out, sg_node *n) {
-  if (out->len) g_string_append(out, " -> ");
-  g_string_append(out, n->name[0] ? n->name : "(unnamed)");
-  if (n->file[0]) g_string_append_printf(out, " (%s:%d)", n->file, n->line);
-}
+/* A claim wait wakes at least this often, to notice a wait that another
+ * thread broke (waits.c): that thread cannot signal our graph's condition
+ * under our graph's lock without breaking the lock order. */
+#define SG_WAIT_SLICE_NS (20 * 1000 * 1000)
 
-static void describe_claims(GString *out, sg_thread *t, sg_node *from) {
-  for (size_t i = from->claim_index; i < t->claims.len; i++) describe(out, t->claims.at[i]);
+static void wait_a_slice(sg_graph *g) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_nsec += SG_WAIT_SLICE_NS;
+  if (until.tv_nsec >= 1000000000) {
+    until.tv_sec++;
+    until.tv_nsec -= 1000000000;
+  }
+  g->waiters++;
+  pthread_cond_timedwait(&g->released, &g->lock, &until);
+  g->waiters--;
 }
 
 /* Claims `n` for thread t, or waits until its owner releases it (RETRY), or
- * reports a cycle: n is owned by t itself, or by a thread that waits for a
- * node t owns. */
+ * reports a cycle: n is owned by t itself, or by a thread that (through
+ * other waits) waits for t. See docs/core-protocol.md, "Claims". */
 SG_INLINE int claim(sg_thread *t, sg_node *n) {
-  sg_graph *g = n->graph;
   if (!n->owner) {
     SG_PUBLISH(n->owner, t);
     n->claim_index = t->claims.len;
     SG_VEC_PUSH(t->claims, n);
     return CLAIMED;
   }
-  GString *cycle = t->last_cycle;
   if (n->owner == t) {
-    g_string_truncate(cycle, 0);
-    describe_claims(cycle, t, n);
-    describe(cycle, n);
+    sg__describe_self_cycle(t, n);
     return SG_ECYCLE;
   }
-  for (sg_thread *o = n->owner; o && o->waiting_for; o = o->waiting_for->owner) {
-    if (o->waiting_for->owner == t) { /* o waits for us, we would wait for o */
-      g_string_truncate(cycle, 0);
-      describe_claims(cycle, t, o->waiting_for);
-      describe_claims(cycle, n->owner, n);
-      describe(cycle, o->waiting_for);
-      return SG_ECYCLE;
-    }
-  }
+  if (sg__wait_claim_begin(t, n) < 0) return SG_ECYCLE;
   sg__ref(n);
-  t->waiting_for = n;
-  g->waiters++;
-  pthread_cond_wait(&g->released, &g->lock);
-  g->waiters--;
-  t->waiting_for = NULL;
+  wait_a_slice(n->graph);
+  bool broken = sg__wait_end(t);
   sg__unref(n);
-  return RETRY;
+  return broken ? SG_ECYCLE : RETRY;
 }
 
 SG_INLINE void release(sg_thread *t, sg_node *n) {
@@ -138,7 +135,10 @@ SG_INLINE void release(sg_thread *t, sg_node *n) {
   SG_PUBLISH(n->owner, NULL);
   if (n->destroyed && !n->sources_unlinked) sg__unlink_sources(n);
   if (n->graph->waiters) pthread_cond_broadcast(&n->graph->released);
-  if (g_atomic_int_get(&n->refs) == 0) sg__bury(n); /* destroyed while claimed */
+  if (n->orphaned) { /* its last reference went while we owned it */
+    n->orphaned = false;
+    sg__bury(n);
+  }
 }
 
 /* --------------------------------------------------------------- run */
@@ -159,11 +159,13 @@ SG_INLINE int run(sg_thread *t, sg_node *n, sg_trace *trace, int event) {
     .node = n, .cursor = n->sources_head, .epoch = ++g->epoch, .parent = t->frame};
   SG_PUBLISH(n->state, SG_CLEAN); /* tentative: a write during the run marks it again */
   n->must_run = false;
+  n->running = true;
   t->frame = &frame;
   int outer = trace ? sg__trace_enter(trace, event) : -1;
   pthread_mutex_unlock(&g->lock); /* the callback is user code: never under lock */
   int rc = sg__call_with_stack(t, n->callback, n, n->context);
   pthread_mutex_lock(&g->lock);
+  n->running = false;
   if (trace) {
     sg__trace_leave(trace, outer);
     sg__trace_set_result(trace, event, outcome(n, rc));

@@ -8,12 +8,18 @@
  * round, and no user code runs under it. A check is one uncontended lock and
  * one pointer hash lookup; the unchecked entry points skip it.
  *
- * A node is registered from creation until sg_node_destroy. Its memory may
- * outlive that (graph.c) but its handle is stale from then on. When malloc
- * later hands the same address to a new node, the old handle names the new
- * node: a pointer cannot tell. Ids can: every node gets the next value of a
- * 64-bit counter that is never reset, so an id names one node for the life
- * of the process, and sg_node_check(handle, id) rejects the reused address.
+ * A node is registered from creation until its memory is freed, which may
+ * be long after sg_node_destroy (a hold, a queue or a claim keeps it); its
+ * handle is stale from the destroy on (`destroyed`). Registration says only
+ * "this address is a node's memory", so a release of a held, destroyed node
+ * can be told from a release of garbage. When malloc later hands the same
+ * address to a new node, the old handle names the new node: a pointer
+ * cannot tell. Ids can: every node gets the next value of a 64-bit counter
+ * that is never reset, so an id names one node for the life of the process,
+ * and sg_node_check(handle, id) rejects the reused address.
+ *
+ * Graphs are never unregistered: a freed graph's memory is kept (graph.c),
+ * so its address is never reused and its handle stays stale for good.
  */
 #include "sg_internal.h"
 
@@ -41,21 +47,45 @@ void sg__registry_remove_node(sg_node *n) {
   pthread_mutex_unlock(&registry_lock);
 }
 
-/* Under registry_lock. n->id is only read once n is known to be registered:
- * while it is, its memory cannot be freed (destroy unregisters first). */
+/* Under registry_lock: a live node (registered and not destroyed). Its
+ * fields are read only once it is known to be registered: while it is, its
+ * memory cannot be freed (freeing unregisters first, under this lock). */
 static bool registered(const sg_node *n, uint64_t id) {
-  return live_nodes && g_hash_table_contains(live_nodes, n) && (id == 0 || n->id == id);
+  return live_nodes && g_hash_table_contains(live_nodes, n) && !SG_PEEK(n->destroyed) &&
+         (id == 0 || n->id == id);
 }
 
-/* Registered also means not destroyed, so the node still holds its "live"
- * reference: taking one more here cannot revive a node already on its way to
- * the graveyard. */
+/* A reference taken only while another one exists: a node whose count is
+ * already zero is on its way to the graveyard and must not be revived. */
+static bool ref_unless_zero(sg_node *n) {
+  gint refs = g_atomic_int_get(&n->refs);
+  while (refs > 0)
+    if (g_atomic_int_compare_and_exchange_full(&n->refs, refs, refs + 1, &refs)) return true;
+  return false;
+}
+
 bool sg__registry_pin(sg_node *n, uint64_t id) {
   pthread_mutex_lock(&registry_lock);
-  bool found = registered(n, id);
-  if (found) sg__ref(n);
+  bool found = registered(n, id) && ref_unless_zero(n);
   pthread_mutex_unlock(&registry_lock);
   return found;
+}
+
+int sg__registry_unhold(sg_node *n) {
+  pthread_mutex_lock(&registry_lock);
+  int rc = SG_ESTALE;
+  if (live_nodes && g_hash_table_contains(live_nodes, n)) {
+    rc = SG_ENOTHELD;
+    gint holds = g_atomic_int_get(&n->holds);
+    while (holds > 0) {
+      if (g_atomic_int_compare_and_exchange_full(&n->holds, holds, holds - 1, &holds)) {
+        rc = SG_OK;
+        break;
+      }
+    }
+  }
+  pthread_mutex_unlock(&registry_lock);
+  return rc;
 }
 
 bool sg__registry_has_node(const sg_node *n, uint64_t id) {

@@ -7,7 +7,9 @@
  * not inside a callback, not while already draining. Effects that writes
  * inside effects reach are appended and run in the same loop, so a chain of
  * effects never recurses. Each effect re-verifies its sources first, so one
- * whose inputs were cut off by equality does not run at all.
+ * whose inputs were cut off by equality does not run at all. An effect that
+ * another thread is running is left to that thread, which runs it again:
+ * a writer never waits for a handler.
  */
 #include "sg_internal.h"
 
@@ -56,7 +58,11 @@ void sg__flush(sg_thread *t) {
     if (e->destroyed) {
     } else if (e->kind != SG_EFFECT) {
       notify_watcher(t, e);
-    } else if (e->owner || !sg__fresh(e)) {
+    } else if (e->owner) {
+      /* Running (or being verified) on another thread: never wait for user
+       * code. Our mark reached it there, so its owner goes round once more
+       * and runs it again itself (docs/core-protocol.md, "Effects"). */
+    } else if (!sg__fresh(e)) {
       (void)sg__refresh(t, e); /* a failed run stays DIRTY; nothing to report to */
     }
     sg__unref(e);

@@ -25,12 +25,17 @@
 #ifndef SG_INTERNAL_H
 #define SG_INTERNAL_H
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pthread_getattr_np, clock_gettime under -std=c11 */
+#endif
+
 #include "stategraph.h"
 
 #include <glib.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <time.h>
 
 /* For a body written once and instantiated twice (with a recording and with
  * a constant NULL one, see trace.c): inlining is what folds the trace code
@@ -83,8 +88,12 @@ struct sg_node {
   bool destroyed; /* sg_node_destroy was called */
   bool sources_unlinked;
   bool renamed; /* n->name replaced an earlier one (names.c) */
-  gint refs; /* atomic: 1 while live + 1 per dependent link + holders (not
-                claims: see sg__bury) */
+  bool running;  /* its callback is running (on owner's thread) */
+  bool orphaned; /* its last reference went while it was claimed: the
+                    owner buries it on release (sg__bury) */
+  gint refs; /* atomic: 1 while live + 1 per dependent link + pins, holds
+                and queue entries (not claims: see sg__bury) */
+  gint holds; /* atomic: sg_node_hold calls not yet released */
   uint32_t marks; /* bumped whenever marking reaches the node */
   /* Only while a traced thread marks: the index of this node's MARK event,
    * the parent of the events of the nodes it marks (trace.c). Sits in what
@@ -118,6 +127,7 @@ struct sg_node {
   int line;
   uint32_t visitors; /* snapshot visitors running for it: destroy waits for
                         them (snapshot.c) */
+  sg_thread *visited_by; /* the thread of the latest of them (published) */
   /* The graph's live list, while not destroyed; then, once buried, the
    * graveyard list (a node leaves the first before it joins the second). */
   union {
@@ -140,6 +150,7 @@ struct sg_graph {
   sg_node *graveyard; /* nodes whose memory waits to be freed unlocked */
   int waiters;
   sg_node *live_head, *live_tail; /* live nodes, oldest first */
+  sg_graph *retired_next; /* once freed: the list that keeps it (graph.c) */
 };
 
 /* A callback running on this thread. Lives on the C stack of run_callback. */
@@ -152,8 +163,7 @@ struct sg_frame {
   sg_frame *parent;
 };
 
-/* Per logical thread. A helper thread that continues a deep evaluation
- * borrows the state of the thread that waits for it. */
+/* Per OS thread: made on first use, freed at thread exit (tracking.c). */
 struct sg_thread {
   sg_frame *frame;
   int batch_depth;
@@ -162,7 +172,13 @@ struct sg_thread {
   sg_node_vec queue;  /* pending effects (each holds a ref) */
   sg_node_vec claims; /* nodes this thread owns, in claim order */
   SG_VEC(struct sg_walk_entry) walk; /* refresh stack, reused */
+  /* waits.c, under its lock: the node whose owner this thread waits for
+   * (a claim wait) or whose snapshot visitor it waits for (destroy), and
+   * whether another thread broke the wait. */
   sg_node *waiting_for;
+  sg_node *waiting_visited;
+  bool wait_broken;
+  void *stacks; /* stack.c: spare stack segments of this thread */
   GString *last_cycle;
   void *binding_slot;
   sg_trace *trace;   /* the recording while this thread traces, else NULL */
@@ -178,12 +194,16 @@ struct sg_walk_entry {
 typedef struct sg_walk_entry sg_walk_entry;
 
 /* ---- registry.c: which handles are live (checks at the door) */
+/* A node is registered from creation until its memory is freed (not until
+ * destroy: a held, destroyed node must still be told apart from garbage). */
 bool sg__registry_add_node(sg_node *n); /* false: n->graph is not live */
 void sg__registry_remove_node(sg_node *n);
 /* Live node (and, when id != 0, the one with this id): pins it with a
  * reference, so it stays allocated until sg__unpin, and returns true. */
 bool sg__registry_pin(sg_node *n, uint64_t id);
 bool sg__registry_has_node(const sg_node *n, uint64_t id);
+/* SG_OK and one hold fewer, SG_ENOTHELD, or SG_ESTALE (no such memory). */
+int sg__registry_unhold(sg_node *n);
 void sg__registry_add_graph(sg_graph *g);
 bool sg__registry_has_graph(const sg_graph *g);
 void sg__registry_remove_graph(sg_graph *g);
@@ -223,7 +243,7 @@ void sg__describe_locked(sg_node *n, sg_node_description *out);
 
 /* ---- snapshot.c: under the lock, before destroying n: waits while
  * snapshot visitors of other threads look at it (their context must stay) */
-void sg__wait_for_visitors(sg_thread *t, sg_node *n);
+int sg__wait_for_visitors(sg_thread *t, sg_node *n); /* SG_OK or SG_EBUSY */
 
 /* ---- tracking.c: thread state, frames, recording reads */
 /* The state of the running thread, made on first use. Initial-exec: a
@@ -235,7 +255,6 @@ static inline sg_thread *sg__thread(void) {
   sg_thread *t = sg__current;
   return G_LIKELY(t) ? t : sg__thread_new();
 }
-void sg__thread_borrow(sg_thread *t);
 int sg__track(sg_thread *t, sg_node *source);
 void sg__prune_unread(sg_frame *f);
 
@@ -288,7 +307,18 @@ void sg__trace_leave(sg_trace *tr, int previous);
 void sg__trace_mark(sg_trace *tr, sg_node *n, sg_state state, int parent);
 void sg__trace_thread_exit(sg_thread *t);
 
-/* ---- stack.c: continuing deep evaluations on a fresh stack */
+/* ---- waits.c: the wait-for graph between threads (see there) */
+/* Before a claim wait for n (owned by another thread): SG_OK, and t is
+ * waiting until sg__wait_end; or SG_ECYCLE (sg_last_cycle says why). */
+int sg__wait_claim_begin(sg_thread *t, sg_node *n);
+/* Before a visitor wait: SG_OK (waiting until sg__wait_end) or SG_EBUSY. */
+int sg__wait_visitor_begin(sg_thread *t, sg_node *n);
+bool sg__wait_end(sg_thread *t); /* returns whether the wait was broken */
+void sg__waits_forget(sg_thread *t); /* at thread exit, before freeing t */
+void sg__describe_self_cycle(sg_thread *t, sg_node *n); /* into last_cycle */
+
+/* ---- stack.c: deep evaluations on a larger stack, same thread */
 int sg__call_with_stack(sg_thread *t, sg_callback cb, sg_node *n, void *ctx);
+void sg__stacks_free(sg_thread *t); /* at thread exit */
 
 #endif

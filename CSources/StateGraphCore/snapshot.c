@@ -130,14 +130,20 @@ static sg_snapshot *copy_locked(GPtrArray *chosen) {
 
 /* ------------------------------------------------------------ visiting */
 
-void sg__wait_for_visitors(sg_thread *t, sg_node *n) {
-  /* A visitor of this very thread destroying its node is a misuse the
-   * header forbids; waiting for ourselves would hang, so we do not. */
+/* A visitor of this very thread destroying its node is a misuse the header
+ * forbids; waiting for ourselves would hang, so we do not. A visitor that
+ * (through other waits) waits for this thread would never return: waits.c
+ * breaks that loop, or refuses the wait with SG_EBUSY. */
+int sg__wait_for_visitors(sg_thread *t, sg_node *n) {
   while (n->visitors > 0 && t->visiting != n) {
+    int rc = sg__wait_visitor_begin(t, n);
+    if (rc < 0) return rc;
     n->graph->waiters++;
     pthread_cond_wait(&n->graph->released, &n->graph->lock);
     n->graph->waiters--;
+    sg__wait_end(t);
   }
+  return SG_OK;
 }
 
 /* Visits entry i, whose node this thread pinned in phase 1, then unpins it
@@ -149,7 +155,10 @@ static void visit_one(sg_snapshot *s, size_t i, sg_snapshot_visitor visit, void 
   pthread_mutex_lock(&g->lock);
   bool live = !n->destroyed;
   void *context = n->context;
-  if (live) n->visitors++;
+  if (live) {
+    n->visitors++;
+    SG_PUBLISH(n->visited_by, t);
+  }
   pthread_mutex_unlock(&g->lock);
 
   if (live) {
@@ -159,6 +168,7 @@ static void visit_one(sg_snapshot *s, size_t i, sg_snapshot_visitor visit, void 
     t->visiting = outer;
     pthread_mutex_lock(&g->lock);
     n->visitors--;
+    if (n->visited_by == t) SG_PUBLISH(n->visited_by, NULL); /* t may exit */
     if (g->waiters) pthread_cond_broadcast(&g->released);
     pthread_mutex_unlock(&g->lock);
   }

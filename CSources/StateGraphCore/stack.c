@@ -1,22 +1,53 @@
 /*
- * stack.c — deep first-time evaluations without stack overflow.
+ * stack.c — deep first-time evaluations without stack overflow, on the
+ * reading thread itself.
  *
  * Refreshing a graph that has run before is iterative (propagate.c). The
  * first evaluation of a long chain cannot be: nobody knows a node's sources
  * before its callback has run, so each callback reads the next node from
- * inside itself. When such a nested call finds this OS thread's stack nearly
- * used up, it continues on a new thread with a large stack, which borrows the
- * waiting thread's tracking state, so to the graph it is the same thread.
+ * inside itself. When such a nested call finds this thread's stack nearly
+ * used up, it switches the thread to a fresh, larger stack segment, runs the
+ * callback there and switches back when it returns (as Rust's `stacker`
+ * does). The thread stays the same: its thread-local variables, the locks it
+ * holds (a model's recursive lock across sg_read) and "am I the main
+ * thread" checks all see what they would see without the switch.
+ *
+ * Segments are reserved with mmap (touched lazily, a guard page below) and
+ * one spare per thread is kept for the next deep evaluation.
  */
-#define _GNU_SOURCE
+#ifdef __APPLE__
+#define _XOPEN_SOURCE 700 /* ucontext on Apple platforms */
+#endif
 #include "sg_internal.h"
 
-#include <pthread.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
 
-#define SG_STACK_MARGIN (256u * 1024u)       /* hop when less is left */
-#define SG_HELPER_STACK (64u * 1024u * 1024u) /* reserved, touched lazily */
+#define SG_STACK_MARGIN (256u * 1024u)         /* switch when less is left */
+#define SG_SEGMENT_SIZE (64u * 1024u * 1024u)  /* reserved, touched lazily */
 
-/* 0: not looked up yet; 1: unknown. Initial-exec: see sg__current. */
+/* AddressSanitizer must be told about stack switches (it checks accesses
+ * against the current stack's bounds). ThreadSanitizer is not told: to it
+ * the thread simply goes on, which is the truth; its fiber support would
+ * copy the whole (deep) call stack at every switch. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SG_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define SG_ASAN 1
+#endif
+
+#ifdef SG_ASAN
+void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom, size_t size);
+void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old,
+                                     size_t *size_old);
+#endif
+
+/* The low end of the stack this thread runs on now: 0 not looked up yet,
+ * 1 unknown (then no switching). Initial-exec: see sg__current. */
 static __thread uintptr_t stack_low __attribute__((tls_model("initial-exec")));
 
 static uintptr_t find_stack_low(void) {
@@ -34,38 +65,125 @@ static uintptr_t find_stack_low(void) {
 #endif
 }
 
+/* ------------------------------------------------------------- segments */
+
+typedef struct segment {
+  void *map;   /* the whole mapping, guard page first */
+  size_t size; /* of the mapping */
+} segment;
+
+static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
+
+static segment *segment_take(sg_thread *t) {
+  segment *s = t->stacks;
+  if (s) {
+    t->stacks = NULL;
+    return s;
+  }
+  s = g_try_new0(segment, 1);
+  if (!s) return NULL;
+  s->size = SG_SEGMENT_SIZE + page_size();
+  s->map = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS
+#ifdef MAP_NORESERVE
+                | MAP_NORESERVE
+#endif
+                , -1, 0);
+  if (s->map == MAP_FAILED) {
+    g_free(s);
+    return NULL;
+  }
+  mprotect(s->map, page_size(), PROT_NONE); /* an overflow faults, not corrupts */
+  return s;
+}
+
+static void segment_free(segment *s) {
+  munmap(s->map, s->size);
+  g_free(s);
+}
+
+static void segment_give_back(sg_thread *t, segment *s) {
+  if (t->stacks) segment_free(s);
+  else t->stacks = s;
+}
+
+void sg__stacks_free(sg_thread *t) {
+  if (t->stacks) segment_free(t->stacks);
+  t->stacks = NULL;
+}
+
+/* ----------------------------------------------------------------- hops */
+
 typedef struct hop {
-  sg_thread *thread;
   sg_callback callback;
   sg_node *node;
   void *context;
   int result;
+  void *bottom; /* of the segment's usable stack */
+  ucontext_t caller, callee;
+#ifdef SG_ASAN
+  void *fake_stack;
+  const void *caller_bottom;
+  size_t caller_size;
+#endif
 } hop;
 
-static void *hop_main(void *arg) {
-  hop *h = arg;
-  sg__thread_borrow(h->thread);
+/* makecontext passes only ints: the hop being started travels here. */
+static __thread hop *starting;
+
+static void hop_main(void) {
+  hop *h = starting;
+#ifdef SG_ASAN
+  __sanitizer_finish_switch_fiber(NULL, &h->caller_bottom, &h->caller_size);
+#endif
   h->result = h->callback(h->node, h->context);
-  sg__thread_borrow(NULL);
-  return NULL;
+#ifdef SG_ASAN
+  __sanitizer_start_switch_fiber(NULL, h->caller_bottom, h->caller_size); /* this one ends */
+#endif
+  /* returning resumes h->caller (uc_link) */
 }
 
-/* Looks the stack up on first use; hops to a helper thread when it is low. */
+/* getcontext and swapcontext "return twice" as far as the compiler knows,
+ * so they live in a function with no locals for that to clobber: all the
+ * state is in the hop. */
+static __attribute__((noinline)) void run_on(hop *h) {
+  if (getcontext(&h->callee) != 0) {
+    h->result = h->callback(h->node, h->context);
+    return;
+  }
+  h->callee.uc_stack.ss_sp = h->bottom;
+  h->callee.uc_stack.ss_size = SG_SEGMENT_SIZE;
+  h->callee.uc_link = &h->caller;
+  makecontext(&h->callee, hop_main, 0);
+  starting = h;
+#ifdef SG_ASAN
+  __sanitizer_start_switch_fiber(&h->fake_stack, h->bottom, SG_SEGMENT_SIZE);
+#endif
+  swapcontext(&h->caller, &h->callee);
+#ifdef SG_ASAN
+  __sanitizer_finish_switch_fiber(h->fake_stack, NULL, NULL);
+#endif
+}
+
+/* Runs the callback on a fresh segment; on any failure to get one, right
+ * here (best effort, as deep as the thread's own stack allows). */
+static int call_on_segment(sg_thread *t, sg_callback cb, sg_node *n, void *ctx) {
+  segment *s = segment_take(t);
+  if (!s) return cb(n, ctx);
+  hop h = {.callback = cb, .node = n, .context = ctx, .bottom = (char *)s->map + page_size()};
+  uintptr_t outer_low = stack_low;
+  stack_low = (uintptr_t)h.bottom;
+  run_on(&h);
+  stack_low = outer_low;
+  segment_give_back(t, s);
+  return h.result;
+}
+
+/* Looks the stack up on first use; switches when it is low. */
 static __attribute__((noinline)) int call_slow(sg_thread *t, sg_callback cb, sg_node *n,
                                                void *ctx, uintptr_t here) {
   if (!stack_low) stack_low = find_stack_low();
   if (stack_low == 1 || here - stack_low > SG_STACK_MARGIN) return cb(n, ctx);
-
-  hop h = {t, cb, n, ctx, 0};
-  pthread_attr_t attr;
-  pthread_t helper;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, SG_HELPER_STACK);
-  int failed = pthread_create(&helper, &attr, hop_main, &h);
-  pthread_attr_destroy(&attr);
-  if (failed) return cb(n, ctx); /* no thread to be had: best effort */
-  pthread_join(helper, NULL);
-  return h.result;
+  return call_on_segment(t, cb, n, ctx);
 }
 
 int sg__call_with_stack(sg_thread *t, sg_callback cb, sg_node *n, void *ctx) {

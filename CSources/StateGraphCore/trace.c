@@ -170,7 +170,7 @@ int sg_trace_end(sg_trace **out) {
   if (!out) return SG_EINVAL;
   sg_thread *t = sg__thread();
   sg_trace *tr = t->trace;
-  if (!tr) return SG_EBATCH;
+  if (!tr) return SG_ENOTRACE;
   if (t->frame || t->flushing || tr->open >= 0) return SG_EBUSY;
   deliver(tr); /* events no root owned (a watcher told on arming, say) */
   t->trace = NULL;

@@ -13,11 +13,19 @@
 #include "sg_internal.h"
 
 /* `sg__current` is the fast way in; `cleanup` only exists to free the state
- * when the thread exits. */
+ * when the thread exits.
+ *
+ * Thread exit runs other libraries' destructors too, in an order nobody
+ * controls: a Swift object released by one of them may destroy its node
+ * after ours ran. So freeing the state also forgets it (sg__current is still
+ * addressable while destructors run); a later call makes a fresh state and
+ * registers it again, and POSIX runs destructors again for values set
+ * during the previous round. */
 __thread sg_thread *sg__current;
 
 static void thread_free(gpointer data) {
   sg_thread *t = data;
+  if (sg__current == t) sg__current = NULL;
   sg__trace_thread_exit(t);
   for (uint32_t i = 0; i < t->queue.len; i++) {
     sg_node *e = t->queue.at[i];
@@ -29,6 +37,8 @@ static void thread_free(gpointer data) {
   g_free(t->queue.at);
   g_free(t->claims.at);
   g_free(t->walk.at);
+  sg__stacks_free(t);
+  sg__waits_forget(t);
   g_string_free(t->last_cycle, TRUE);
   g_free(t);
 }
@@ -42,9 +52,6 @@ sg_thread *sg__thread_new(void) {
   sg__current = t;
   return t;
 }
-
-/* Used by stack.c: a helper thread runs on behalf of a waiting thread. */
-void sg__thread_borrow(sg_thread *t) { sg__current = t; }
 
 static sg_link *find_source(sg_node *target, sg_node *source) {
   if (target->source_index) return g_hash_table_lookup(target->source_index, source);

@@ -376,7 +376,7 @@ TEST(misuse_strerror_and_version) {
 #undef SG__CODE
   };
   enum { N = sizeof codes / sizeof codes[0] };
-  CHECK_EQ(N, 9);
+  CHECK_EQ(N, 12);
   for (int i = 0; i < N; i++) {
     CHECK(codes[i] < 0);
     const char *text = sg_strerror(codes[i]);

@@ -288,7 +288,7 @@ static int formula_traces(cell *self) {
 
 TEST(trace_misuse) {
   sg_trace *trace = NULL;
-  CHECK_EQ(sg_trace_end(&trace), SG_EBATCH); /* not tracing */
+  CHECK_EQ(sg_trace_end(&trace), SG_ENOTRACE); /* not tracing */
   CHECK_EQ(sg_trace_end(NULL), SG_EINVAL);
   CHECK_EQ(sg_trace_begin(NULL, NULL), SG_OK);
   CHECK_EQ(sg_trace_begin(NULL, NULL), SG_EBUSY); /* no nesting */

@@ -167,14 +167,17 @@ const char *sg_version(void);
  * stable within a major version. */
 #define SG_ERRORS(X)                                                          \
   X(SG_EINVAL, -1, "invalid argument (a NULL handle or pointer)")             \
-  X(SG_ESTALE, -2, "stale handle: the node was destroyed")                    \
+  X(SG_ESTALE, -2, "stale handle: the node was destroyed or its graph freed")  \
   X(SG_EKIND, -3, "wrong node kind for this call")                            \
   X(SG_ECYCLE, -4, "dependency cycle")                                        \
   X(SG_EBATCH, -5, "batch or untracked section ended without a begin")        \
   X(SG_ENOMEM, -6, "out of memory")                                           \
   X(SG_EGRAPH, -7, "the nodes belong to different graphs")                    \
   X(SG_ECALLBACK, -8, "a compute or effect callback failed")                  \
-  X(SG_EBUSY, -9, "busy: the graph still has nodes, or a trace is running")
+  X(SG_EBUSY, -9, "busy: the graph still has nodes, or a trace is running")   \
+  X(SG_ENOTRACE, -10, "this thread is not tracing")                           \
+  X(SG_ENOTHELD, -11, "the node is not held: release without a hold")        \
+  X(SG_EVERSION, -12, "the node never had this version")
 
 enum sg_error {
 #define SG__ENUM(name, value, message) name = value,
@@ -286,8 +289,11 @@ int sg_effect_new(sg_graph *graph, const sg_node_info *info, sg_callback run,
  * afterwards. Any thread; safe inside callbacks, including the node's own
  * (that callback finishes its run first). While a snapshot visitor runs for
  * the node on another thread, it waits for the visitor to return (see
- * sg_snapshot_visitor).
- * Errors: SG_EINVAL (NULL), SG_ESTALE (already destroyed). */
+ * sg_snapshot_visitor); a visitor that itself waits for this thread (it
+ * reads a node this thread is computing) has that read fail with SG_ECYCLE
+ * instead, so neither waits forever.
+ * Errors: SG_EINVAL (NULL), SG_ESTALE (already destroyed), SG_EBUSY (only
+ * visitors on two threads destroying each other's nodes: nothing changed). */
 int sg_node_destroy(sg_node *node);
 
 /* ---------------------------------------------------------------- reading */
@@ -363,7 +369,10 @@ uint64_t sg_node_version_unchecked(sg_node *node);
  * read may not give the restored value any more); when it finds that value
  * it keeps the restored version and its dependents stay quiet. Inside a
  * batch, as a transaction's undo.
- * Errors: SG_EINVAL, SG_ESTALE, SG_EKIND (an effect node). */
+ * A dependent whose run was in progress when a write reached it runs again
+ * whatever the rollback restores: its run may have read the written value.
+ * Errors: SG_EINVAL, SG_ESTALE, SG_EKIND (an effect node), SG_EVERSION (a
+ * version this node was never given; nothing changes). */
 int sg_rollback(sg_node *node, uint64_t version);
 
 /* Keeps the handle's memory valid until the matching sg_node_release, even
@@ -375,8 +384,14 @@ int sg_rollback(sg_node *node, uint64_t version);
 int sg_node_hold(sg_node *node);
 /* The hold without the door, for a binding that knows the node is live. */
 void sg_node_hold_unchecked(sg_node *node);
-/* Ends one hold. A destroyed node's memory and context go with the last. */
-void sg_node_release(sg_node *node);
+/* Ends one hold. A destroyed node's memory and context go with the last.
+ * Errors (nothing released): SG_EINVAL (NULL), SG_ENOTHELD (no hold is
+ * open on the node: a live node is never freed by a stray release),
+ * SG_ESTALE (no node's memory is at that address any more). */
+int sg_node_release(sg_node *node);
+/* sg_node_release() without the door, for a binding that pairs every hold
+ * with one release. A release without a hold is undefined behaviour. */
+void sg_node_release_unchecked(sg_node *node);
 
 /* -------------------------------------------------------------- untracked */
 
@@ -677,7 +692,7 @@ int sg_trace_begin(sg_trace_handler handler, void *user);
 
 /* Stops tracing this thread and hands over the recording in *out (free it
  * with sg_trace_free). Call it outside callbacks, at the level of the
- * sg_trace_begin. Errors (nothing stops): SG_EINVAL (out NULL), SG_EBATCH
+ * sg_trace_begin. Errors (nothing stops): SG_EINVAL (out NULL), SG_ENOTRACE
  * (this thread is not tracing), SG_EBUSY (inside a callback). */
 int sg_trace_end(sg_trace **out);
 
