@@ -75,16 +75,21 @@ demo: deps
 
 # ---------------------------------------------------------------- tests
 
-$(BUILD)/core-tests: $(C_TESTS) Tests/CoreTests/harness.h $(STATIC)
-	$(CC) $(WARN) $(CFLAGS) -I$(CORE)/include $(GLIB_CFLAGS) $(C_TESTS) $(STATIC) $(GLIB_LIBS) -lpthread -o $@
+# The C tests build the core from source with its scheduling points (see
+# CSources/StateGraphCore/testing.c), so tests can order threads inside it;
+# the installed library (make core) has none.
+TEST_CORE   = -DSG_SCHEDULING_POINTS -I$(CORE)/include -I$(CORE) -ITests/Support $(GLIB_CFLAGS)
+TEST_DEPS   = $(C_TESTS) Tests/CoreTests/harness.h $(CORE_SRC) $(wildcard $(CORE)/*.h $(CORE)/include/*.h Tests/Support/*.h)
 
-$(BUILD)/core-tests-asan: $(C_TESTS) Tests/CoreTests/harness.h $(CORE_SRC) $(wildcard $(CORE)/*.h $(CORE)/include/*.h) | $(BUILD)/asan
+$(BUILD)/core-tests: $(TEST_DEPS) | $(BUILD)/obj
+	$(CC) $(WARN) $(CFLAGS) $(TEST_CORE) $(C_TESTS) $(CORE_SRC) $(GLIB_LIBS) -lpthread -o $@
+
+$(BUILD)/core-tests-asan: $(TEST_DEPS) | $(BUILD)/asan
 	$(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
-	  -I$(CORE)/include -I$(CORE) $(GLIB_CFLAGS) $(C_TESTS) $(CORE_SRC) $(GLIB_LIBS) -lpthread -o $@
+	  $(TEST_CORE) $(C_TESTS) $(CORE_SRC) $(GLIB_LIBS) -lpthread -o $@
 
-$(BUILD)/core-tests-tsan: $(C_TESTS) Tests/CoreTests/harness.h $(CORE_SRC) $(wildcard $(CORE)/*.h $(CORE)/include/*.h)
-	$(CC) $(WARN) -O1 -g -fsanitize=thread -I$(CORE)/include -I$(CORE) $(GLIB_CFLAGS) \
-	  $(C_TESTS) $(CORE_SRC) $(GLIB_LIBS) -lpthread -o $@
+$(BUILD)/core-tests-tsan: $(TEST_DEPS)
+	$(CC) $(WARN) -O1 -g -fsanitize=thread $(TEST_CORE) $(C_TESTS) $(CORE_SRC) $(GLIB_LIBS) -lpthread -o $@
 
 # GLib's slice allocator is invisible to TSan: use plain malloc under it.
 test-c-tsan: deps $(BUILD)/core-tests-tsan

@@ -42,7 +42,7 @@ static int create(sg_graph *g, sg_kind kind, const sg_node_info *info, sg_callba
   n->callback = cb;
   n->context = ctx;
   n->destroy = destroy;
-  pthread_mutex_lock(&g->lock);
+  sg__lock(&g->lock);
   g->live++;
   g->allocated++;
   sg__live_insert(n);
@@ -66,7 +66,7 @@ int sg_effect_new(sg_graph *g, const sg_node_info *info, sg_callback run, void *
   if (rc < 0) return rc;
   sg_thread *t = sg__thread();
   sg_trace *trace = t->trace;
-  pthread_mutex_lock(&g->lock);
+  sg__lock(&g->lock);
   int span = trace ? sg__trace_open(trace, SG_TRACE_CREATE, *out) : -1;
   rc = sg__refresh(t, *out);
   sg__unlock(g);
@@ -82,7 +82,7 @@ int sg_node_destroy(sg_node *n) {
   sg_thread *t = sg__thread();
   sg_trace *trace = t->trace;
   int span = -1;
-  pthread_mutex_lock(&g->lock);
+  sg__lock(&g->lock);
   rc = G_UNLIKELY(n->visitors) ? sg__wait_for_visitors(t, n) : SG_OK;
   if (rc == SG_OK && n->destroyed) rc = SG_ESTALE; /* lost a race with another destroy */
   if (rc == SG_OK) {
@@ -113,7 +113,7 @@ static void arm_locked(sg_node *n);
  * read that finds n stale is a READ root. */
 SG_INLINE int read_node(sg_thread *t, sg_node *n, bool arm, sg_trace *trace) {
   sg_graph *g = n->graph;
-  pthread_mutex_lock(&g->lock);
+  sg__lock(&g->lock);
   int rc = SG_OK, span = -1;
   if (n->destroyed) {
     rc = SG_ESTALE;
@@ -149,6 +149,7 @@ static __attribute__((noinline)) int read_locked(sg_thread *t, sg_node *n, bool 
  * never newer than the value the binding reads next. (A write may make it
  * stale right after: the read then simply happened before the write.) */
 static inline bool fresh_unlocked(const sg_node *n) {
+  sg__point("lock-free freshness check");
   if (n->kind != SG_STORED &&
       (SG_PEEK(n->state) != SG_CLEAN || SG_PEEK(n->owner) || !SG_PEEK(n->has_run)))
     return false;
@@ -204,7 +205,7 @@ int sg_changed(sg_node *n) {
 
 SG_INLINE int write_node(sg_thread *t, sg_node *n, sg_trace *trace) {
   sg_graph *g = n->graph;
-  pthread_mutex_lock(&g->lock);
+  sg__lock(&g->lock);
   if (n->destroyed) {
     pthread_mutex_unlock(&g->lock);
     return SG_ESTALE;
@@ -232,7 +233,7 @@ int sg_node_set_watcher(sg_node *n, sg_callback watcher) {
   int rc = sg__enter(n);
   if (rc < 0) return rc;
   if (n->kind == SG_COMPUTED) {
-    pthread_mutex_lock(&n->graph->lock);
+    sg__lock(&n->graph->lock);
     n->watcher = watcher;
     pthread_mutex_unlock(&n->graph->lock);
   } else {
@@ -261,7 +262,7 @@ static void arm_locked(sg_node *n) {
 
 int sg_node_arm_unchecked(sg_node *n) {
   if (g_atomic_int_get(&n->armed)) return SG_OK; /* the common case: no lock */
-  pthread_mutex_lock(&n->graph->lock);
+  sg__lock(&n->graph->lock);
   arm_locked(n);
   sg__unlock(n->graph);
   sg__flush_if_outermost(sg__thread());
@@ -279,7 +280,7 @@ int sg_read_arm_unchecked(sg_node *n) {
 /* ---------------------------------------------------------- transactions */
 
 uint64_t sg_node_version_unchecked(sg_node *n) {
-  pthread_mutex_lock(&n->graph->lock);
+  sg__lock(&n->graph->lock);
   uint64_t v = n->version;
   pthread_mutex_unlock(&n->graph->lock);
   return v;
@@ -329,7 +330,7 @@ int sg_rollback(sg_node *n, uint64_t version) {
     sg_graph *g = n->graph;
     sg_thread *t = sg__thread();
     sg_trace *trace = t->trace;
-    pthread_mutex_lock(&g->lock);
+    sg__lock(&g->lock);
     int span = trace && !n->destroyed ? sg__trace_open(trace, SG_TRACE_ROLLBACK, n) : -1;
     rc = rollback_locked(n, version);
     sg__unlock(g);

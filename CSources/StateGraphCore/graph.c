@@ -32,7 +32,7 @@ static pthread_mutex_t retired_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void retire(sg_graph *g) {
   memset(g, 0, sizeof *g);
-  pthread_mutex_lock(&retired_lock);
+  sg__lock(&retired_lock);
   g->retired_next = retired;
   retired = g;
   pthread_mutex_unlock(&retired_lock);
@@ -41,7 +41,7 @@ static void retire(sg_graph *g) {
 int sg_graph_free(sg_graph *g) {
   if (!g) return SG_EINVAL;
   if (!sg__registry_has_graph(g)) return SG_ESTALE;
-  pthread_mutex_lock(&g->lock);
+  sg__lock(&g->lock);
   /* A destroyed node may still sit in some thread's effect queue (a batch
    * not ended yet): freeing now would leave that queue a dangling graph. */
   if (g->live > 0 || g->allocated > 0) {
@@ -126,9 +126,11 @@ void sg__unref(sg_node *n) {
 /* The reference that reaches zero is the only one left, so deciding with the
  * atomic alone is safe; the lock is needed only to bury. */
 void sg__unpin(sg_node *n) {
+  sg__point("unpin");
   if (!g_atomic_int_dec_and_test(&n->refs)) return;
+  sg__point("unpin: last reference, before the lock");
   sg_graph *g = n->graph;
-  pthread_mutex_lock(&g->lock);
+  sg__lock(&g->lock);
   sg__bury(n);
   sg__unlock(g);
 }

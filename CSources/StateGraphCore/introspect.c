@@ -49,7 +49,7 @@ int sg_node_describe(sg_node *n, sg_node_description *out) {
   if (!out) return SG_EINVAL;
   int rc = sg__enter(n);
   if (rc < 0) return rc;
-  pthread_mutex_lock(&n->graph->lock);
+  sg__lock(&n->graph->lock);
   sg__describe_locked(n, out);
   pthread_mutex_unlock(&n->graph->lock);
   sg__unpin(n);
@@ -64,7 +64,7 @@ static int list_edges(sg_node *n, enum direction dir, sg_node **out, size_t max,
   if (!count || (max > 0 && !out)) return SG_EINVAL;
   int rc = sg__enter(n);
   if (rc < 0) return rc;
-  pthread_mutex_lock(&n->graph->lock);
+  sg__lock(&n->graph->lock);
   size_t i = 0;
   const sg_link *l = dir == SOURCES ? n->sources_head : n->dependents_head;
   for (; l; l = dir == SOURCES ? l->next_source : l->next_dependent) {
@@ -95,7 +95,7 @@ int sg_node_check(sg_node *n, uint64_t id) {
 int sg_graph_node_count(sg_graph *g, size_t *count) {
   if (!g || !count) return SG_EINVAL;
   if (!sg__registry_has_graph(g)) return SG_ESTALE;
-  pthread_mutex_lock(&g->lock);
+  sg__lock(&g->lock);
   *count = g->live;
   pthread_mutex_unlock(&g->lock);
   return SG_OK;

@@ -50,7 +50,7 @@ int sg_node_set_name(sg_node *n, const char *name) {
   name_block *b = g_try_malloc(sizeof *b + size);
   if (b) {
     memcpy(b->text, name, size);
-    pthread_mutex_lock(&n->graph->lock);
+    sg__lock(&n->graph->lock);
     b->previous = n->name;
     b->previous_is_block = n->renamed;
     n->name = b->text;

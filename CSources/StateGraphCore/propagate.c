@@ -104,7 +104,7 @@ static void wait_a_slice(sg_graph *g) {
     until.tv_nsec -= 1000000000;
   }
   g->waiters++;
-  pthread_cond_timedwait(&g->released, &g->lock, &until);
+  sg__cond_wait(&g->released, &g->lock, &until);
   g->waiters--;
 }
 
@@ -164,7 +164,7 @@ SG_INLINE int run(sg_thread *t, sg_node *n, sg_trace *trace, int event) {
   int outer = trace ? sg__trace_enter(trace, event) : -1;
   pthread_mutex_unlock(&g->lock); /* the callback is user code: never under lock */
   int rc = sg__call_with_stack(t, n->callback, n, n->context);
-  pthread_mutex_lock(&g->lock);
+  sg__lock(&g->lock);
   n->running = false;
   if (trace) {
     sg__trace_leave(trace, outer);

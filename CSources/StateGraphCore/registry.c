@@ -30,7 +30,7 @@ static uint64_t last_id;                     /* under registry_lock */
 static GHashTable *set_new(void) { return g_hash_table_new(g_direct_hash, g_direct_equal); }
 
 bool sg__registry_add_node(sg_node *n) {
-  pthread_mutex_lock(&registry_lock);
+  sg__lock(&registry_lock);
   bool graph_live = live_graphs && g_hash_table_contains(live_graphs, n->graph);
   if (graph_live) {
     if (!live_nodes) live_nodes = set_new();
@@ -42,7 +42,7 @@ bool sg__registry_add_node(sg_node *n) {
 }
 
 void sg__registry_remove_node(sg_node *n) {
-  pthread_mutex_lock(&registry_lock);
+  sg__lock(&registry_lock);
   g_hash_table_remove(live_nodes, n);
   pthread_mutex_unlock(&registry_lock);
 }
@@ -65,14 +65,14 @@ static bool ref_unless_zero(sg_node *n) {
 }
 
 bool sg__registry_pin(sg_node *n, uint64_t id) {
-  pthread_mutex_lock(&registry_lock);
+  sg__lock(&registry_lock);
   bool found = registered(n, id) && ref_unless_zero(n);
   pthread_mutex_unlock(&registry_lock);
   return found;
 }
 
 int sg__registry_unhold(sg_node *n) {
-  pthread_mutex_lock(&registry_lock);
+  sg__lock(&registry_lock);
   int rc = SG_ESTALE;
   if (live_nodes && g_hash_table_contains(live_nodes, n)) {
     rc = SG_ENOTHELD;
@@ -89,28 +89,28 @@ int sg__registry_unhold(sg_node *n) {
 }
 
 bool sg__registry_has_node(const sg_node *n, uint64_t id) {
-  pthread_mutex_lock(&registry_lock);
+  sg__lock(&registry_lock);
   bool found = registered(n, id);
   pthread_mutex_unlock(&registry_lock);
   return found;
 }
 
 void sg__registry_add_graph(sg_graph *g) {
-  pthread_mutex_lock(&registry_lock);
+  sg__lock(&registry_lock);
   if (!live_graphs) live_graphs = set_new();
   g_hash_table_add(live_graphs, g);
   pthread_mutex_unlock(&registry_lock);
 }
 
 bool sg__registry_has_graph(const sg_graph *g) {
-  pthread_mutex_lock(&registry_lock);
+  sg__lock(&registry_lock);
   bool found = live_graphs && g_hash_table_contains(live_graphs, g);
   pthread_mutex_unlock(&registry_lock);
   return found;
 }
 
 void sg__registry_remove_graph(sg_graph *g) {
-  pthread_mutex_lock(&registry_lock);
+  sg__lock(&registry_lock);
   g_hash_table_remove(live_graphs, g);
   pthread_mutex_unlock(&registry_lock);
 }

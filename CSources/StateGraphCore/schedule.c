@@ -44,7 +44,7 @@ static void notify_watcher(sg_thread *t, sg_node *n) {
   sg__ref(n); /* the context stays valid while the watcher runs */
   pthread_mutex_unlock(&n->graph->lock); /* user code: never under lock */
   watcher(n, n->context);
-  pthread_mutex_lock(&n->graph->lock);
+  sg__lock(&n->graph->lock);
   sg__unref(n);
 }
 
@@ -53,7 +53,7 @@ void sg__flush(sg_thread *t) {
   for (uint32_t i = 0; i < t->queue.len; i++) { /* grows while we run */
     sg_node *e = t->queue.at[i];
     sg_graph *g = e->graph;
-    pthread_mutex_lock(&g->lock);
+    sg__lock(&g->lock);
     if (e->queued_by == t) e->queued_by = NULL;
     if (e->destroyed) {
     } else if (e->kind != SG_EFFECT) {

@@ -307,6 +307,29 @@ void sg__trace_leave(sg_trace *tr, int previous);
 void sg__trace_mark(sg_trace *tr, sg_node *n, sg_state state, int parent);
 void sg__trace_thread_exit(sg_thread *t);
 
+/* ---- testing.c: scheduling points for the interleaving checker
+ *
+ * Built with -DSG_SCHEDULING_POINTS (the test builds), every lock, wait and
+ * lock-free step of the protocol passes a named point where a test's hook
+ * may run, or switch to another thread (Tests/Interleave). A lock taken
+ * while another thread holds it, and every condition wait, is a point that
+ * says "blocked": the hook must let another thread run. Built without, the
+ * points vanish and locks are plain pthread calls. */
+bool sg__set_scheduling_hook(void (*hook)(const char *point, bool blocked));
+#ifdef SG_SCHEDULING_POINTS
+void sg__point(const char *where);
+void sg__lock(pthread_mutex_t *m);
+void sg__cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *until);
+#else
+#define sg__point(where) ((void)0)
+static inline void sg__lock(pthread_mutex_t *m) { pthread_mutex_lock(m); }
+static inline void sg__cond_wait(pthread_cond_t *c, pthread_mutex_t *m,
+                                 const struct timespec *until) {
+  if (until) pthread_cond_timedwait(c, m, until);
+  else pthread_cond_wait(c, m);
+}
+#endif
+
 /* ---- waits.c: the wait-for graph between threads (see there) */
 /* Before a claim wait for n (owned by another thread): SG_OK, and t is
  * waiting until sg__wait_end; or SG_ECYCLE (sg_last_cycle says why). */

@@ -139,7 +139,7 @@ int sg__wait_for_visitors(sg_thread *t, sg_node *n) {
     int rc = sg__wait_visitor_begin(t, n);
     if (rc < 0) return rc;
     n->graph->waiters++;
-    pthread_cond_wait(&n->graph->released, &n->graph->lock);
+    sg__cond_wait(&n->graph->released, &n->graph->lock, NULL);
     n->graph->waiters--;
     sg__wait_end(t);
   }
@@ -152,7 +152,7 @@ static void visit_one(sg_snapshot *s, size_t i, sg_snapshot_visitor visit, void 
                       sg_thread *t) {
   sg_node *n = s->entries[i].node;
   sg_graph *g = n->graph;
-  pthread_mutex_lock(&g->lock);
+  sg__lock(&g->lock);
   bool live = !n->destroyed;
   void *context = n->context;
   if (live) {
@@ -166,7 +166,7 @@ static void visit_one(sg_snapshot *s, size_t i, sg_snapshot_visitor visit, void 
     t->visiting = n;
     visit(s, i, context, user); /* user code: never under the lock */
     t->visiting = outer;
-    pthread_mutex_lock(&g->lock);
+    sg__lock(&g->lock);
     n->visitors--;
     if (n->visited_by == t) SG_PUBLISH(n->visited_by, NULL); /* t may exit */
     if (g->waiters) pthread_cond_broadcast(&g->released);
@@ -179,7 +179,7 @@ static void visit_one(sg_snapshot *s, size_t i, sg_snapshot_visitor visit, void 
 
 static int take(sg_graph *g, sg_node *root, sg_direction direction, sg_snapshot_visitor visit,
                 void *user, sg_snapshot **out) {
-  pthread_mutex_lock(&g->lock);
+  sg__lock(&g->lock);
   if (root && root->destroyed) { /* pinned, but destroyed since the door */
     pthread_mutex_unlock(&g->lock);
     return SG_ESTALE;
@@ -241,7 +241,7 @@ void sg_snapshot_free(sg_snapshot *s) {
 
 void sg_stored_set_context_unchecked(sg_node *n, void *context) {
   /* Under the lock: a snapshot on another thread may be reading it. */
-  pthread_mutex_lock(&n->graph->lock);
+  sg__lock(&n->graph->lock);
   n->context = context;
   pthread_mutex_unlock(&n->graph->lock);
 }

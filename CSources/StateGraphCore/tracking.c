@@ -29,7 +29,7 @@ static void thread_free(gpointer data) {
   sg__trace_thread_exit(t);
   for (uint32_t i = 0; i < t->queue.len; i++) {
     sg_node *e = t->queue.at[i];
-    pthread_mutex_lock(&e->graph->lock);
+    sg__lock(&e->graph->lock);
     if (e->queued_by == t) e->queued_by = NULL;
     sg__unref(e);
     sg__unlock(e->graph);

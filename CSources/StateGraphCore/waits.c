@@ -80,14 +80,14 @@ static sg_thread *loop_back_to(sg_thread *t, sg_thread *from) {
 void sg__waits_forget(sg_thread *t) {
   /* A walk that could still reach t (it read t as an owner or visitor
    * before t let go) holds waits_lock until it is done with t. */
-  pthread_mutex_lock(&waits_lock);
+  sg__lock(&waits_lock);
   pthread_mutex_unlock(&waits_lock);
 }
 
 /* ---------------------------------------------------------------- claims */
 
 int sg__wait_claim_begin(sg_thread *t, sg_node *n) {
-  pthread_mutex_lock(&waits_lock);
+  sg__lock(&waits_lock);
   sg_thread *owner = SG_PEEK(n->owner);
   sg_thread *last = loop_back_to(t, owner);
   if (last) {
@@ -111,7 +111,7 @@ int sg__wait_claim_begin(sg_thread *t, sg_node *n) {
 }
 
 bool sg__wait_end(sg_thread *t) {
-  pthread_mutex_lock(&waits_lock);
+  sg__lock(&waits_lock);
   bool broken = t->wait_broken;
   t->waiting_for = NULL;
   t->waiting_visited = NULL;
@@ -123,7 +123,7 @@ bool sg__wait_end(sg_thread *t) {
 /* -------------------------------------------------------------- visitors */
 
 int sg__wait_visitor_begin(sg_thread *t, sg_node *n) {
-  pthread_mutex_lock(&waits_lock);
+  sg__lock(&waits_lock);
   int rc = SG_OK;
   sg_thread *visitor = SG_PEEK(n->visited_by);
   if (loop_back_to(t, visitor)) {

@@ -1,0 +1,18 @@
+/*
+ * sg_testing.h — what tests may reach inside the core (not installed).
+ *
+ * sg__set_scheduling_hook: in a core built with -DSG_SCHEDULING_POINTS, the
+ * hook runs at every scheduling point (see sg_internal.h) on the thread
+ * that reaches it; `blocked` says that thread cannot go on until another
+ * one does. NULL removes the hook. Answers false (and does nothing) in a
+ * core built without the points.
+ */
+#ifndef SG_TESTING_H
+#define SG_TESTING_H
+
+#include <stdbool.h>
+
+typedef void (*sg__scheduling_hook)(const char *point, bool blocked);
+bool sg__set_scheduling_hook(sg__scheduling_hook hook);
+
+#endif
