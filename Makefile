@@ -26,6 +26,7 @@ C_TESTS := $(wildcard Tests/CoreTests/*.c)
 SWIFT   ?= swift
 
 .PHONY: all deps core swift demo test test-c test-c-asan test-c-valgrind test-c-tsan test-swift test-tsan \
+        interleave test-interleave \
         bench test-bench install uninstall clean
 
 all: core swift
@@ -95,6 +96,19 @@ $(BUILD)/core-tests-tsan: $(TEST_DEPS)
 test-c-tsan: deps $(BUILD)/core-tests-tsan
 	SG_TEST_QUICK=1 G_SLICE=always-malloc TSAN_OPTIONS=halt_on_error=1 $(BUILD)/core-tests-tsan threads
 
+# The interleaving checker (docs/core-protocol.md): every scenario under
+# INTERLEAVE_SCHEDULES seeded schedules, with ASan and UBSan.
+INTERLEAVE_SCHEDULES ?= 200000
+$(BUILD)/interleave: Tests/Interleave/checker.c Tests/CoreTests/model.c $(TEST_DEPS) | $(BUILD)/asan
+	$(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
+	  $(TEST_CORE) Tests/Interleave/checker.c Tests/CoreTests/model.c $(CORE_SRC) $(GLIB_LIBS) -lpthread -o $@
+
+interleave: deps $(BUILD)/interleave
+	ASAN_OPTIONS=detect_leaks=1 $(BUILD)/interleave $(INTERLEAVE_SCHEDULES)
+
+test-interleave: deps $(BUILD)/interleave
+	ASAN_OPTIONS=detect_leaks=1 $(BUILD)/interleave 2000
+
 test-c: core $(BUILD)/core-tests
 	$(BUILD)/core-tests
 
@@ -111,7 +125,7 @@ test-swift: deps
 test-tsan: deps
 	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread --filter Stress
 
-test: test-c test-c-asan test-c-valgrind test-c-tsan test-examples test-install test-swift test-leaks test-tsan test-bench test-fuzz
+test: test-c test-c-asan test-c-valgrind test-c-tsan test-interleave test-examples test-install test-swift test-leaks test-tsan test-bench test-fuzz
 
 # ---------------------------------------------------------------- reliability
 #

@@ -371,6 +371,14 @@ uint64_t sg_node_version_unchecked(sg_node *node);
  * batch, as a transaction's undo.
  * A dependent whose run was in progress when a write reached it runs again
  * whatever the rollback restores: its run may have read the written value.
+ * What the core cannot see is a read that fell between your store of a
+ * value and its sg_changed(), and finished before it: that run saw the new
+ * value under the old version, and once the version is restored nothing
+ * says it is stale. So for a node that a batch may roll back, make "store +
+ * sg_changed()" and "restore + sg_rollback()" one step for readers: hold a
+ * lock of your own across each, and across "sg_read() + load" in readers
+ * (sg_read of a stored node runs no callback, and inside a batch neither
+ * call runs one, so holding a lock across them cannot deadlock).
  * Errors: SG_EINVAL, SG_ESTALE, SG_EKIND (an effect node), SG_EVERSION (a
  * version this node was never given; nothing changes). */
 int sg_rollback(sg_node *node, uint64_t version);

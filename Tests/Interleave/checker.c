@@ -1,0 +1,352 @@
+/*
+ * checker.c — an interleaving checker for the core's protocol, in the
+ * spirit of loom and shuttle (docs/core-protocol.md, "Checking").
+ *
+ * The core is built with its scheduling points (-DSG_SCHEDULING_POINTS):
+ * every lock, condition wait and lock-free step calls our hook. Scenario
+ * threads run one at a time, holding a baton; at each point the hook picks
+ * (from a seeded random stream) which thread goes on, so one seed is one
+ * schedule, replayable. A thread that cannot go on (a lock another thread
+ * holds, a wait) always hands the baton on; a run where every thread stays
+ * blocked is a deadlock and fails with the point it hung at.
+ *
+ *   checker [SCHEDULES [FIRST_SEED]]   every scenario under SCHEDULES seeds
+ *
+ * The last line is "N passed, M failed" (schedules). A failure prints the
+ * scenario and seed: `checker 1 SEED` replays that schedule first.
+ */
+#include "../CoreTests/harness.h"
+#include "sg_testing.h"
+
+#include <semaphore.h>
+#include <stdarg.h>
+
+/* ------------------------------------------------------------- scheduler */
+
+enum { MAX_THREADS = 3, BLOCKED_LIMIT = 200000 };
+
+typedef struct worker {
+  pthread_t thread;
+  sem_t go;
+  _Atomic bool done;
+  int id;
+  void (*body)(void *);
+  void *scenario;
+} worker;
+
+static worker workers[MAX_THREADS];
+static int worker_count;
+static __thread int my_id = -1; /* -1: not a scenario thread (main, exits) */
+static uint64_t random_state;
+static long blocked_streak, points;
+static sem_t schedule_over;
+
+static uint64_t next_random(void) { /* xorshift64* */
+  random_state ^= random_state >> 12;
+  random_state ^= random_state << 25;
+  random_state ^= random_state >> 27;
+  return random_state * 2685821657736338717ull;
+}
+
+/* The thread to run next: another one at random when `self` cannot go on,
+ * otherwise `self` or a switch (one time in three). -1: none left. */
+static int pick(int self, bool self_blocked) {
+  int candidates[MAX_THREADS], n = 0;
+  for (int i = 0; i < worker_count; i++)
+    if (!workers[i].done && !(i == self && self_blocked)) candidates[n++] = i;
+  if (n == 0) return self >= 0 && !workers[self].done ? self : -1;
+  if (self >= 0 && !self_blocked && next_random() % 3 != 0) return self;
+  return candidates[next_random() % n];
+}
+
+static void hook(const char *point, bool blocked) {
+  int self = my_id;
+  if (self < 0) return;
+  points++;
+  if (getenv("CHECKER_TRACE")) fprintf(stderr, "  [%d] %s%s\n", self, point, blocked ? " (blocked)" : "");
+  if (!blocked) {
+    blocked_streak = 0;
+  } else if (++blocked_streak > BLOCKED_LIMIT) {
+    fprintf(stderr, "deadlock: every thread blocked, last at \"%s\"\n", point);
+    abort();
+  }
+  int next = pick(self, blocked);
+  if (next == self) return;
+  sem_post(&workers[next].go);
+  sem_wait(&workers[self].go);
+}
+
+static void *worker_main(void *arg) {
+  worker *w = arg;
+  my_id = w->id;
+  sem_wait(&w->go);
+  w->body(w->scenario);
+  w->done = true;
+  my_id = -1; /* thread exit calls into the core too: not scheduled */
+  int next = pick(-1, false);
+  if (next >= 0) sem_post(&workers[next].go);
+  else sem_post(&schedule_over);
+  return NULL;
+}
+
+/* ------------------------------------------------------------ harness */
+
+static atomic_int failures;
+static const char *scenario_name;
+static uint64_t scenario_seed;
+
+void harness_fail(const char *file, int line, const char *fmt, ...) {
+  char message[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(message, sizeof message, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "  %s, seed %llu: %s:%d: %s\n", scenario_name,
+          (unsigned long long)scenario_seed, file, line, message);
+  atomic_fetch_add(&failures, 1);
+}
+
+int harness_quick(void) { return 1; }
+int harness_known_bug(const char *file, int line, const char *why) { return 0; }
+
+/* ----------------------------------------------------------- scenarios */
+
+typedef struct world {
+  sg_graph *g;
+  cell s, a, b, c;
+  uint64_t version;
+  int read_rc;
+} world;
+
+/* Binding code has steps of its own between the core's: a value is stored
+ * and then announced, read and then used. Scenarios mark them. */
+static void binding_step(void) { hook("binding", false); }
+
+/* The binding's own lock for a value that a batch may roll back: held by a
+ * writer across "store + sg_changed" (and "restore + sg_rollback"), by a
+ * reader across "sg_read + load", so that a version is never seen with
+ * another version's value (the contract in stategraph.h, sg_rollback).
+ * Taken like the core's locks: a holder may be parked at a point. */
+static pthread_mutex_t value_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void binding_lock(void) {
+  hook("binding lock", false);
+  while (pthread_mutex_trylock(&value_lock) != 0) hook("binding lock (held elsewhere)", true);
+}
+
+static int formula_times_ten(cell *self) {
+  cell *s = self->in[0];
+  binding_lock();
+  int rc = sg_read(s->node);
+  if (rc < 0) self->error = rc;
+  binding_step(); /* between the read and the use of the value */
+  int v = s->value * 10;
+  pthread_mutex_unlock(&value_lock);
+  return v;
+}
+
+typedef struct scenario {
+  const char *name;
+  void (*setup)(world *);
+  void (*threads[MAX_THREADS])(void *);
+  void (*check)(world *);
+} scenario;
+
+/* A writer and a reader of a computed. */
+static void chain_setup(world *w) {
+  STORED(&w->s, w->g, "s", 0);
+  COMPUTED(&w->a, w->g, "a", formula_double, &w->s);
+  COMPUTED(&w->b, w->g, "b", formula_plus1, &w->a);
+  (void)READ(&w->b);
+}
+static void write_twice(void *p) {
+  world *w = p;
+  SET(&w->s, 1);
+  SET(&w->s, 2);
+}
+static void read_b(void *p) {
+  world *w = p;
+  int v = READ(&w->b);
+  CHECK(v == 1 || v == 3 || v == 5);
+}
+static void chain_check(world *w) {
+  CHECK_EQ(READ(&w->b), 5);
+  CHECK(w->a.runs <= 3 && w->b.runs <= 3);
+  DESTROY(&w->b);
+  DESTROY(&w->a);
+  DESTROY(&w->s);
+}
+
+/* A write against the destroy of its dependent. */
+static void destroy_a(void *p) {
+  world *w = p;
+  CHECK_EQ(sg_node_destroy(w->a.node), SG_OK);
+}
+static void read_b_any(void *p) {
+  world *w = p;
+  w->read_rc = sg_read(w->b.node); /* a may be gone: an error, never a crash */
+  CHECK(w->read_rc == SG_OK || w->read_rc == SG_ECALLBACK);
+}
+static void destroyed_check(world *w) {
+  CHECK_EQ(w->a.destroyed, 1);
+  CHECK_EQ(DEPENDENT_COUNT(w->s.node), 0);
+  DESTROY(&w->b);
+  DESTROY(&w->s);
+}
+
+/* Destroy, release of a hold and a checked read of one node at once. */
+static void held_setup(world *w) {
+  chain_setup(w);
+  CHECK_EQ(sg_node_hold(w->a.node), SG_OK);
+}
+static void release_a(void *p) {
+  world *w = p;
+  CHECK_EQ(sg_node_release(w->a.node), SG_OK);
+}
+static void read_a_any(void *p) {
+  world *w = p;
+  int rc = sg_read(w->a.node);
+  CHECK(rc == SG_OK || rc == SG_ESTALE);
+}
+
+/* A compute that destroys its own node (a hold keeps it) against the
+ * release of that hold: exactly one of them buries it. */
+static int formula_destroy_self(cell *self) {
+  CHECK_EQ(sg_node_destroy(self->node), SG_OK);
+  return 1;
+}
+static void self_destroying_setup(world *w) {
+  COMPUTED(&w->a, w->g, "a", formula_destroy_self, NULL);
+  CHECK_EQ(sg_node_hold(w->a.node), SG_OK);
+}
+static void read_a_unchecked(void *p) {
+  world *w = p;
+  (void)sg_read_unchecked(w->a.node); /* its own node: no pin needed */
+}
+static void self_destroyed_check(world *w) { CHECK_EQ(w->a.destroyed, 1); }
+
+/* A batch that writes and rolls back, against a reader of a dependent. */
+static void rollback_setup(world *w) {
+  STORED(&w->s, w->g, "s", 2);
+  COMPUTED(&w->a, w->g, "d", formula_times_ten, &w->s);
+  (void)READ(&w->a);
+  CHECK_EQ(sg_changed(w->s.node), SG_OK); /* d is stale: the reader will run it */
+  w->version = NODE_VERSION(w->s.node);
+}
+static void write_and_roll_back(void *p) {
+  world *w = p;
+  sg_batch_begin();
+  binding_lock();
+  w->s.value = 3;
+  binding_step(); /* stored, not yet announced */
+  CHECK_EQ(sg_changed(w->s.node), SG_OK);
+  pthread_mutex_unlock(&value_lock);
+  binding_step();
+  binding_lock();
+  w->s.value = 2;
+  binding_step();
+  CHECK_EQ(sg_rollback(w->s.node, w->version), SG_OK);
+  pthread_mutex_unlock(&value_lock);
+  CHECK_EQ(sg_batch_end(), SG_OK);
+}
+static void read_d(void *p) {
+  world *w = p;
+  int v = READ(&w->a);
+  CHECK(v == 20 || v == 30);
+}
+static void rollback_check(world *w) {
+  CHECK_EQ(READ(&w->a), 20);
+  DESTROY(&w->a);
+  DESTROY(&w->s);
+}
+
+/* Two writers and an effect: it ends having seen the last value. */
+static void effect_setup(world *w) {
+  STORED(&w->s, w->g, "s", 0);
+  EFFECT(&w->c, w->g, "e", formula_copy, &w->s);
+}
+static void write_one(void *p) { SET(&((world *)p)->s, 1); }
+static void write_two(void *p) { SET(&((world *)p)->s, 2); }
+static void effect_check(world *w) {
+  CHECK_EQ(w->c.value, w->s.value);
+  CHECK(w->c.runs >= 2 && w->c.runs <= 3);
+  DESTROY(&w->c);
+  DESTROY(&w->s);
+}
+
+/* Two readers of one stale chain and a writer: each node runs once per
+ * change it sees, never twice at once (claims). */
+static void read_b_twice(void *p) {
+  world *w = p;
+  (void)READ(&w->b);
+  (void)READ(&w->b);
+}
+
+static const scenario scenarios[] = {
+  {"write vs read", chain_setup, {write_twice, read_b}, chain_check},
+  {"write vs destroy vs read", chain_setup, {write_twice, destroy_a, read_b_any},
+   destroyed_check},
+  {"destroy vs release vs read", held_setup, {destroy_a, release_a, read_a_any},
+   destroyed_check},
+  {"destroying compute vs release", self_destroying_setup, {read_a_unchecked, release_a},
+   self_destroyed_check},
+  {"batch rollback vs read", rollback_setup, {write_and_roll_back, read_d}, rollback_check},
+  {"two writers vs an effect", effect_setup, {write_one, write_two}, effect_check},
+  {"two readers vs a writer", chain_setup, {read_b_twice, read_b, write_twice}, chain_check},
+};
+enum { SCENARIOS = sizeof scenarios / sizeof scenarios[0] };
+
+/* ----------------------------------------------------------------- main */
+
+static void run_schedule(const scenario *sc, uint64_t seed) {
+  world w = {.g = sg_graph_new()};
+  scenario_name = sc->name;
+  scenario_seed = seed;
+  random_state = seed * 0x9E3779B97F4A7C15ull + 1;
+  blocked_streak = 0;
+  sc->setup(&w);
+  worker_count = 0;
+  for (int i = 0; i < MAX_THREADS && sc->threads[i]; i++) {
+    worker *k = &workers[worker_count];
+    *k = (worker){.id = worker_count, .body = sc->threads[i], .scenario = &w};
+    sem_init(&k->go, 0, 0);
+    worker_count++;
+  }
+  sem_init(&schedule_over, 0, 0);
+  for (int i = 0; i < worker_count; i++) workers[i].thread = spawn_thread(worker_main, &workers[i], 0);
+  sem_post(&workers[pick(-1, false)].go);
+  sem_wait(&schedule_over);
+  for (int i = 0; i < worker_count; i++) {
+    pthread_join(workers[i].thread, NULL);
+    sem_destroy(&workers[i].go);
+  }
+  sem_destroy(&schedule_over);
+  sc->check(&w);
+  CHECK_EQ(NODE_COUNT(w.g), 0);
+  GRAPH_FREE(w.g);
+}
+
+int main(int argc, char **argv) {
+  long schedules = argc > 1 ? atol(argv[1]) : 200;
+  uint64_t first = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  REQUIRE(sg__set_scheduling_hook(hook));
+  int passed = 0, failed = 0;
+  for (int i = 0; i < SCENARIOS; i++) {
+    long before = points;
+    int bad = 0;
+    for (long k = 0; k < schedules; k++) {
+      int had = atomic_load(&failures);
+      run_schedule(&scenarios[i], first + (uint64_t)k);
+      if (atomic_load(&failures) != had) bad++;
+    }
+    printf("%-28s %6ld schedules, %8ld scheduling points, %d failed\n", scenarios[i].name,
+           schedules, points - before, bad);
+    passed += schedules - bad;
+    failed += bad;
+  }
+  sg__set_scheduling_hook(NULL);
+  printf("%d scenarios\n", SCENARIOS);
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
