@@ -42,7 +42,15 @@ static int create(sg_graph *g, sg_kind kind, const sg_node_info *info, sg_callba
   n->callback = cb;
   n->context = ctx;
   n->destroy = destroy;
+  sg_thread *t = sg__thread();
   sg__lock(&g->lock);
+  /* An effect made by another effect's run belongs to it: it runs after it
+   * when one change reaches both (schedule.c). */
+  sg_node *running = t->frame ? t->frame->node : NULL;
+  if (kind == SG_EFFECT && running && running->kind == SG_EFFECT && running->graph == g) {
+    n->parent = running;
+    sg__ref(running);
+  }
   g->live++;
   g->allocated++;
   sg__live_insert(n);
@@ -203,20 +211,44 @@ int sg_changed(sg_node *n) {
   return rc;
 }
 
+/* A computation that writes a node it depends on would run again for its
+ * own write, without end: refused as a cycle. Under the lock; n is written
+ * from inside a callback. */
+static bool written_by_its_reader(sg_thread *t, sg_node *n) {
+  for (sg_frame *f = t->frame; f; f = f->parent) {
+    sg_node *c = f->node;
+    if (c->kind != SG_COMPUTED || c->graph != n->graph) continue;
+    for (sg_link *l = n->dependents_head; l; l = l->next_dependent) {
+      if (l->target != c) continue;
+      GString *cycle = t->last_cycle;
+      g_string_truncate(cycle, 0);
+      g_string_append_printf(cycle, "%s", SG_PEEK(c->name)[0] ? SG_PEEK(c->name) : "(unnamed)");
+      if (c->file[0]) g_string_append_printf(cycle, " (%s:%d)", c->file, c->line);
+      g_string_append_printf(cycle, " writes %s", SG_PEEK(n->name)[0] ? SG_PEEK(n->name) : "(unnamed)");
+      if (n->file[0]) g_string_append_printf(cycle, " (%s:%d)", n->file, n->line);
+      g_string_append(cycle, ", which it reads");
+      return true;
+    }
+  }
+  return false;
+}
+
 SG_INLINE int write_node(sg_thread *t, sg_node *n, sg_trace *trace) {
   sg_graph *g = n->graph;
   sg__lock(&g->lock);
-  if (n->destroyed) {
+  int refused = n->destroyed ? SG_ESTALE
+              : G_UNLIKELY(t->frame && written_by_its_reader(t, n)) ? SG_ECYCLE : SG_OK;
+  if (refused) {
     pthread_mutex_unlock(&g->lock);
-    return SG_ESTALE;
+    return refused;
   }
   int span = trace ? sg__trace_open(trace, SG_TRACE_WRITE, n) : -1;
   SG_PUBLISH(n->version, ++n->last_version); /* never one it had before a rollback */
   sg__mark_dependents(n, SG_DIRTY);
   sg__unlock(g);
-  sg__flush_if_outermost(t);
+  int rc = sg__flush_if_outermost(t);
   if (trace) sg__trace_close(trace, span);
-  return SG_OK;
+  return rc;
 }
 
 static __attribute__((noinline)) int write_traced(sg_thread *t, sg_node *n) {

@@ -114,6 +114,11 @@ void sg__bury(sg_node *n) {
     n->orphaned = true;
     return;
   }
+  if (n->parent) { /* the effect that created it: same graph, same lock */
+    sg_node *parent = n->parent;
+    n->parent = NULL;
+    sg__unref(parent);
+  }
   n->graph->allocated--;
   n->next_dead = n->graph->graveyard;
   n->graph->graveyard = n;

@@ -39,13 +39,24 @@ static inline bool unmarked(const sg_node *t) {
   return t->state == SG_CLEAN || !t->has_run;
 }
 
+/* An effect whose run, on this thread, is making the change: a handler's
+ * own write does not re-run it (its peers still see the write). */
+static inline bool written_by_own_run(const sg_node *t, const sg_thread *self) {
+  return t->kind == SG_EFFECT && t->running && t->owner == self;
+}
+
 /* A traced mark records the nodes it visits or whose state it raises; the
  * first ones under the open span (the write), the others under the node
  * whose dependents are being marked. */
 SG_INLINE void mark(sg_node *source, sg_state direct_state, sg_trace *trace) {
   sg_node_vec *stack = &source->graph->scratch;
+  sg_thread *self = sg__current;
   for (sg_link *l = source->dependents_head; l; l = l->next_dependent) {
     sg_node *t = l->target;
+    if (G_UNLIKELY(written_by_own_run(t, self))) {
+      l->seen_version = source->version; /* its run made this change: seen */
+      continue;
+    }
     bool visit = unmarked(t);
     sg_state before = t->state;
     t->marks++;
@@ -62,6 +73,7 @@ SG_INLINE void mark(sg_node *source, sg_state direct_state, sg_trace *trace) {
     sg_node *n = stack->at[--stack->len];
     for (sg_link *l = n->dependents_head; l; l = l->next_dependent) {
       sg_node *t = l->target;
+      if (G_UNLIKELY(written_by_own_run(t, self))) continue;
       bool visit = unmarked(t);
       sg_state before = t->state;
       t->marks++;

@@ -48,8 +48,65 @@ static void notify_watcher(sg_thread *t, sg_node *n) {
   sg__unref(n);
 }
 
-void sg__flush(sg_thread *t) {
+/* Effects that re-trigger each other stop after this many runs each in one
+ * flush, with SG_ECYCLE: a loop of writes, not a hang. */
+#define SG_EFFECT_RUN_LIMIT 100
+
+/* The effects run between the previous run of queue entry i's effect and
+ * now: the members of the loop it is caught in, "a -> b -> a". */
+static void describe_loop(sg_thread *t, uint32_t i) {
+  GString *out = t->last_cycle;
+  sg_node *e = t->queue.at[i];
+  uint32_t from = i;
+  while (from > 0 && t->queue.at[from - 1] != e) from--;
+  g_string_truncate(out, 0);
+  for (uint32_t j = from > 0 ? from - 1 : i; j <= i; j++) {
+    sg_node *n = t->queue.at[j];
+    if (n->kind != SG_EFFECT) continue;
+    if (out->len) g_string_append(out, " -> ");
+    g_string_append(out, SG_PEEK(n->name)[0] ? SG_PEEK(n->name) : "(unnamed)");
+    if (n->file[0]) g_string_append_printf(out, " (%s:%d)", n->file, n->line);
+  }
+  g_string_append(out, " (effects writing what the other reads, again and again)");
+}
+
+/* Refreshes an effect if it is stale and nobody else is on it; counts its
+ * runs in this flush. False when it ran too often (a loop). */
+static bool update_one(sg_thread *t, sg_node *e) {
+  if (e->destroyed || e->owner || sg__fresh(e)) return true;
+  if (e->flush_id != t->flush_id) {
+    e->flush_id = t->flush_id;
+    e->flush_runs = 0;
+  }
+  if (e->flush_runs >= SG_EFFECT_RUN_LIMIT) return false;
+  uint64_t runs = e->run_count;
+  (void)sg__refresh(t, e); /* a failed run stays DIRTY; nothing to report to */
+  e->flush_runs += e->run_count != runs;
+  return true;
+}
+
+/* Brings effect e up to date, its owners first: an effect created by
+ * another effect's run runs after that one, which may dispose of it or
+ * bring it up to date itself (docs/core-protocol.md, "Effects"). Under e's
+ * graph lock. An effect owned by another thread (running its handler) is
+ * left to that thread: our mark reached it there, so its owner goes round
+ * once more. A writer never waits for a handler. */
+static bool update_effect(sg_thread *t, sg_node *e) {
+  for (;;) {
+    sg_node *outermost = NULL;
+    for (sg_node *p = e->parent; p; p = p->parent)
+      if (!p->destroyed && !p->owner && !sg__fresh(p)) outermost = p;
+    if (!outermost) break;
+    if (!update_one(t, outermost)) return false;
+    if (!sg__fresh(outermost)) break; /* its run failed: do not go round */
+  }
+  return update_one(t, e);
+}
+
+int sg__flush(sg_thread *t) {
+  int rc = SG_OK;
   t->flushing = true;
+  t->flush_id++;
   for (uint32_t i = 0; i < t->queue.len; i++) { /* grows while we run */
     sg_node *e = t->queue.at[i];
     sg_graph *g = e->graph;
@@ -58,18 +115,16 @@ void sg__flush(sg_thread *t) {
     if (e->destroyed) {
     } else if (e->kind != SG_EFFECT) {
       notify_watcher(t, e);
-    } else if (e->owner) {
-      /* Running (or being verified) on another thread: never wait for user
-       * code. Our mark reached it there, so its owner goes round once more
-       * and runs it again itself (docs/core-protocol.md, "Effects"). */
-    } else if (!sg__fresh(e)) {
-      (void)sg__refresh(t, e); /* a failed run stays DIRTY; nothing to report to */
+    } else if (!update_effect(t, e)) {
+      describe_loop(t, i);
+      rc = SG_ECYCLE;
     }
     sg__unref(e);
     sg__unlock(g);
   }
   t->queue.len = 0;
   t->flushing = false;
+  return rc;
 }
 
 void sg_batch_begin(void) { sg__thread()->batch_depth++; }
@@ -82,9 +137,9 @@ int sg_batch_end(void) {
   /* Traced, the effects the batch's writes reached run under their own root. */
   bool rooted = trace && t->batch_depth == 0 && !t->frame && !t->flushing && t->queue.len;
   int span = rooted ? sg__trace_open(trace, SG_TRACE_BATCH_END, NULL) : -1;
-  sg__flush_if_outermost(t);
+  int rc = sg__flush_if_outermost(t);
   if (rooted) sg__trace_close(trace, span);
-  return SG_OK;
+  return rc;
 }
 
 int sg_batch_depth(void) { return sg__thread()->batch_depth; }

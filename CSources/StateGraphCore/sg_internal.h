@@ -100,6 +100,11 @@ struct sg_node {
    * was padding, so tracing adds no bytes to a node. */
   uint32_t trace_mark;
   uint32_t source_count;
+  /* Effects only: the effect whose run created this one (same graph; holds
+   * a reference), which runs first when a change reaches both; and the
+   * runs in the current flush of the thread that last ran it (loops). */
+  sg_node *parent;
+  uint32_t flush_id, flush_runs;
   uint64_t version;
   /* The highest version ever given: a change takes the next one, so after a
    * rollback (version goes back) no version is ever handed out twice, and a
@@ -168,6 +173,7 @@ struct sg_thread {
   sg_frame *frame;
   int batch_depth;
   bool flushing;
+  uint32_t flush_id; /* counts this thread's flushes (effect loops) */
   int untracked_outside; /* untracked sections opened with no frame */
   sg_node_vec queue;  /* pending effects (each holds a ref) */
   sg_node_vec claims; /* nodes this thread owns, in claim order */
@@ -269,14 +275,16 @@ int sg__refresh(sg_thread *t, sg_node *target);
 
 /* ---- schedule.c: effects and batches */
 void sg__enqueue(sg_node *effect_or_watched);
-void sg__flush(sg_thread *t); /* runs the queue; see sg__flush_if_outermost */
+/* Runs the queue; see sg__flush_if_outermost. SG_ECYCLE when effects kept
+ * re-triggering each other (sg_last_cycle names them), else SG_OK. */
+int sg__flush(sg_thread *t);
 
 /* Runs this thread's pending effects when its outermost operation ends. The
  * test is inline: almost every call (each read inside a callback) stops
  * here, and the call would cost more than the test. */
-static inline void sg__flush_if_outermost(sg_thread *t) {
-  if (t->batch_depth || t->frame || t->flushing || t->queue.len == 0) return;
-  sg__flush(t);
+static inline int sg__flush_if_outermost(sg_thread *t) {
+  if (t->batch_depth || t->frame || t->flushing || t->queue.len == 0) return SG_OK;
+  return sg__flush(t);
 }
 
 /* ---- trace.c: recording what writes cause (see stategraph.h, tracing)

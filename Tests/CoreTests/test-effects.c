@@ -309,8 +309,9 @@ TEST(effects_failed_run_is_retried) {
   GRAPH_FREE(g);
 }
 
-/* An effect that writes the node it reads (a clamp) runs again at once to
- * see its own write, then settles: two runs for the one outside write. */
+/* An effect that writes the node it reads (a clamp) is not re-run by its
+ * own write (docs/core-protocol.md, "Effects"): one run for the one outside
+ * write; its peers see the clamped value. */
 static int formula_clamp(cell *self) {
   int v = IN(self, 0);
   if (v > 10) SET(self->in[0], 10);
@@ -319,15 +320,20 @@ static int formula_clamp(cell *self) {
 
 TEST(effects_clamp_own_source_settles) {
   sg_graph *g = sg_graph_new();
-  cell s, e;
+  cell s, e, peer;
   STORED(&s, g, "s", 1);
   EFFECT(&e, g, "clamp", formula_clamp, &s);
+  EFFECT(&peer, g, "peer", formula_copy, &s);
   SET(&s, 15);
   CHECK_EQ(s.value, 10);
-  CHECK_EQ(e.runs, 3);
-  CHECK_EQ(e.value, 10); /* the last run saw the clamped value */
+  CHECK_EQ(e.runs, 2);
+  CHECK_EQ(e.value, 15); /* what it saw; its own write did not bring it back */
+  CHECK_EQ(peer.value, 10);
+  CHECK_EQ(peer.runs, 2); /* once for both writes: it runs after the clamp */
   SET(&s, 5);
-  CHECK_EQ(e.runs, 4);
+  CHECK_EQ(e.runs, 3);
+  CHECK_EQ(e.value, 5);
+  DESTROY(&peer);
   DESTROY(&e);
   DESTROY(&s);
   GRAPH_FREE(g);

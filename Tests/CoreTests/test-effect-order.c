@@ -1,0 +1,141 @@
+/*
+ * test-effect-order.c — which effect runs first, and which writes re-run
+ * what: owners before the effects their runs created, no re-entry from a
+ * handler's own write, and loops ended with SG_ECYCLE instead of a hang.
+ */
+#include "harness.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* ------------------------------------------------- owners before children */
+
+/* outer reads `positive` (a > 0); while it is true its run keeps one inner
+ * effect reading a, made on its first run; when false it destroys it. The
+ * C form of a tracking group that creates a nested group. */
+typedef struct owner {
+  cell base;
+  cell inner;
+  bool has_inner;
+  int inner_saw_zero;
+} owner;
+
+static int formula_inner(cell *self) {
+  int v = IN(self, 0);
+  owner *o = (owner *)((char *)self - offsetof(owner, inner));
+  if (v == 0) o->inner_saw_zero++;
+  return v;
+}
+
+static int formula_owner(cell *self) {
+  owner *o = (owner *)self;
+  int positive = IN(self, 0);
+  if (positive && !o->has_inner) {
+    EFFECT(&o->inner, DESCRIBE(self->node).graph, "inner", formula_inner, self->in[1]);
+    o->has_inner = true;
+  } else if (!positive && o->has_inner) {
+    DESTROY(&o->inner);
+    o->has_inner = false;
+  }
+  return positive;
+}
+
+static int formula_positive(cell *self) { return IN(self, 0) > 0; }
+
+TEST(effect_order_owner_runs_before_the_effect_it_created) {
+  sg_graph *g = sg_graph_new();
+  cell a, positive;
+  owner o = {0};
+  STORED(&a, g, "a", 1);
+  COMPUTED(&positive, g, "positive", formula_positive, &a);
+  EFFECT(&o.base, g, "outer", formula_owner, &positive, &a);
+  CHECK(o.has_inner);
+  CHECK_EQ(o.inner.runs, 1);
+
+  SET(&a, 5); /* positive stays true: outer is cut off, inner runs once */
+  CHECK_EQ(o.base.runs, 1);
+  CHECK_EQ(o.inner.runs, 2);
+  CHECK_EQ(o.inner.value, 5);
+
+  SET(&a, 0); /* reaches inner directly, outer through positive */
+  CHECK_EQ(o.base.runs, 2);  /* outer first: it disposes of inner */
+  CHECK_EQ(o.inner_saw_zero, 0);
+  CHECK(!o.has_inner);
+  CHECK_EQ(o.inner.destroyed, 1);
+
+  SET(&a, 3); /* outer makes a new inner, which runs once, at its creation */
+  CHECK_EQ(o.base.runs, 3);
+  CHECK(o.has_inner);
+  CHECK_EQ(o.inner.runs, 1);
+  CHECK_EQ(o.inner.value, 3);
+
+  DESTROY(&o.inner);
+  DESTROY(&o.base);
+  DESTROY(&positive);
+  DESTROY(&a);
+  GRAPH_FREE(g);
+}
+
+/* ------------------------------------------- computes that write sources */
+
+static int formula_increments_its_source(cell *self) {
+  int v = IN(self, 0);
+  cell *s = self->in[0];
+  int rc = sg_changed(s->node); /* "s = s + 1" announced from inside */
+  self->in[1]->value = rc;      /* what the write answered */
+  return v;
+}
+
+TEST(effect_order_compute_writing_its_source_is_a_cycle) {
+  sg_graph *g = sg_graph_new();
+  cell s, c, answer = {0};
+  STORED(&s, g, "s", 1);
+  COMPUTED(&c, g, "c", formula_increments_its_source, &s, &answer);
+  uint64_t version = NODE_VERSION(s.node);
+  CHECK_EQ(READ(&c), 1);
+  CHECK_EQ(answer.value, SG_ECYCLE);
+  CHECK_EQ(c.runs, 1); /* at once, not 100,000 runs */
+  CHECK_EQ(NODE_VERSION(s.node), version); /* the write was refused */
+  CHECK(strstr(sg_last_cycle(), "c (") != NULL);
+  CHECK(strstr(sg_last_cycle(), "writes s") != NULL);
+  CHECK_EQ(READ(&c), 1); /* and it stays up to date */
+  CHECK_EQ(c.runs, 1);
+  DESTROY(&c);
+  DESTROY(&s);
+  GRAPH_FREE(g);
+}
+
+/* ----------------------------------------------------- loops of effects */
+
+/* ping copies a into b + 1; pong copies b into a + 1: each write re-runs
+ * the other, forever. The write that starts it answers SG_ECYCLE. */
+static int formula_ping(cell *self) {
+  int v = IN(self, 0);
+  cell *target = self->in[1];
+  target->value = v + 1;
+  sg_changed(target->node);
+  return v;
+}
+
+TEST(effect_order_two_effects_writing_each_other_end_with_a_cycle) {
+  sg_graph *g = sg_graph_new();
+  cell a, b, ping, pong;
+  STORED(&a, g, "a", 0);
+  STORED(&b, g, "b", 0);
+  EFFECT(&ping, g, "ping", formula_ping, &a, &b); /* b = 1 at creation */
+  EFFECT(&pong, g, "pong", formula_ping, &b, &a); /* a = 2, re-runs ping... */
+  CHECK(ping.runs > 1 && ping.runs <= 102);
+  a.value = 100;
+  CHECK_EQ(sg_changed(a.node), SG_ECYCLE);
+  CHECK(strstr(sg_last_cycle(), "ping") != NULL);
+  CHECK(strstr(sg_last_cycle(), "pong") != NULL);
+  CHECK(ping.runs <= 2 * 102 && pong.runs <= 2 * 102);
+  DESTROY(&ping);
+  DESTROY(&pong);
+  /* nothing else was harmed: the nodes still read and write */
+  SET(&a, 7);
+  CHECK_EQ(READ(&a), 7);
+  DESTROY(&a);
+  DESTROY(&b);
+  GRAPH_FREE(g);
+}
