@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+@testable import StateGraph
+
+/// The observer rules the core enforces (docs/core-protocol.md, "Effects"):
+/// owners before the groups they created, no re-entry from a handler's own
+/// write, and writers that never wait for a running handler.
+@Suite("Observer order")
+struct ObserverOrderTests {
+  @Test func anOuterGroupRunsBeforeTheInnerGroupItCreated() {
+    let a = Stored(wrappedValue: 1)
+    let positive = Computed { _ in a.wrappedValue > 0 }
+    let outerRuns = Counter()
+    let innerSaw = Recorder<Int>()
+    let subscription = withGraphTracking {
+      withGraphTrackingGroup {
+        outerRuns.tick()
+        if positive.wrappedValue {
+          withGraphTrackingGroup { innerSaw.append(a.wrappedValue) }
+        }
+      }
+    }
+    #expect(outerRuns.value == 1)
+    #expect(innerSaw.values == [1])
+
+    a.wrappedValue = 5  // `positive` is unchanged: the outer group is cut off
+    #expect(outerRuns.value == 1)
+    #expect(innerSaw.values == [1, 5])
+
+    a.wrappedValue = 0  // reaches both; the outer one runs first and drops the inner
+    #expect(outerRuns.value == 2)
+    #expect(innerSaw.values == [1, 5])  // never saw 0
+
+    a.wrappedValue = 3  // a new inner group, run once when created
+    #expect(outerRuns.value == 3)
+    #expect(innerSaw.values == [1, 5, 3])
+    _ = subscription
+  }
+
+  @Test func aGroupIsNotRerunByItsOwnWriteButItsPeersSeeIt() {
+    let count = Stored(wrappedValue: 0)
+    let runs = Counter()
+    let peerSaw = Recorder<Int>()
+    let subscription = withGraphTracking {
+      withGraphTrackingGroup {
+        runs.tick()
+        count.wrappedValue = count.wrappedValue + 1
+      }
+      withGraphTrackingGroup { peerSaw.append(count.wrappedValue) }
+    }
+    #expect(runs.value == 1)
+    #expect(count.wrappedValue == 1)
+    #expect(peerSaw.values == [1])
+
+    count.wrappedValue = 10  // an outside write: one run, which writes 11
+    #expect(runs.value == 2)
+    #expect(count.wrappedValue == 11)
+    #expect(peerSaw.values == [1, 11])
+    _ = subscription
+  }
+
+  /// Upstream's "stuck" case: a handler running on one thread waits for a
+  /// thread that writes a node the handler tracks. The write must not wait.
+  @Test(.timeLimit(.minutes(1))) func aWriterNeverWaitsForARunningHandler() async {
+    let value = Stored(wrappedValue: 0)
+    let entered = DispatchSemaphore(value: 0)
+    let writerDone = DispatchSemaphore(value: 0)
+    let timedOut = Counter()
+    let seen = Recorder<Int>()
+    let subscription = withGraphTracking {
+      withGraphTrackingGroup {
+        let current = value.wrappedValue
+        seen.append(current)
+        if current == 1 {
+          entered.signal()
+          if writerDone.wait(timeout: .now() + 10) == .timedOut { timedOut.tick() }
+        }
+      }
+    }
+    let writer = Thread { value.wrappedValue = 1 }  // its handler run waits for us
+    writer.start()
+    await withCheckedContinuation { continuation in
+      DispatchQueue.global().async {
+        entered.wait()
+        value.wrappedValue = 2  // returns at once: the handler's thread runs it again
+        writerDone.signal()
+        continuation.resume()
+      }
+    }
+    while !writer.isFinished { try? await Task.sleep(nanoseconds: 1_000_000) }
+    #expect(timedOut.value == 0)
+    #expect(seen.values == [0, 1, 2])
+    _ = subscription
+  }
+}
