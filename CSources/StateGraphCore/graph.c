@@ -69,6 +69,17 @@ void sg__vec_grow(void **at, uint32_t *cap, size_t item_size) {
 
 /* ----------------------------------------------------------------- nodes */
 
+/* File names are few: one copy each for the life of the process. GLib's
+ * table has a lock of its own, which ThreadSanitizer cannot see; this one
+ * it can (and it costs nothing next to creating a node). */
+static const char *intern(const char *file) {
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  sg__lock(&lock);
+  const char *interned = g_intern_string(file);
+  pthread_mutex_unlock(&lock);
+  return interned;
+}
+
 sg_node *sg__node_new(sg_graph *g, sg_kind kind, const sg_node_info *info) {
   sg_node *n = g_try_new0(sg_node, 1);
   if (!n) return NULL;
@@ -77,7 +88,7 @@ sg_node *sg__node_new(sg_graph *g, sg_kind kind, const sg_node_info *info) {
   n->state = kind == SG_STORED ? SG_CLEAN : SG_DIRTY;
   n->refs = 1; /* the "live" reference, dropped by destroy */
   n->name = info && info->name && info->name[0] ? g_strdup(info->name) : sg__no_name;
-  n->file = g_intern_string(info && info->file ? info->file : "");
+  n->file = intern(info && info->file ? info->file : "");
   n->line = info ? info->line : 0;
   return n;
 }

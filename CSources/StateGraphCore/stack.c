@@ -24,6 +24,15 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+/* Valgrind must be told that a mapping is a stack, or every access below
+ * the stack pointer it last knew looks invalid. */
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define SG_VALGRIND 1
+#endif
+#endif
+
 #define SG_STACK_MARGIN (256u * 1024u)         /* switch when less is left */
 #define SG_SEGMENT_SIZE (64u * 1024u * 1024u)  /* reserved, touched lazily */
 
@@ -70,6 +79,7 @@ static uintptr_t find_stack_low(void) {
 typedef struct segment {
   void *map;   /* the whole mapping, guard page first */
   size_t size; /* of the mapping */
+  unsigned valgrind_id;
 } segment;
 
 static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
@@ -93,10 +103,16 @@ static segment *segment_take(sg_thread *t) {
     return NULL;
   }
   mprotect(s->map, page_size(), PROT_NONE); /* an overflow faults, not corrupts */
+#ifdef SG_VALGRIND
+  s->valgrind_id = VALGRIND_STACK_REGISTER((char *)s->map + page_size(), (char *)s->map + s->size);
+#endif
   return s;
 }
 
 static void segment_free(segment *s) {
+#ifdef SG_VALGRIND
+  VALGRIND_STACK_DEREGISTER(s->valgrind_id);
+#endif
   munmap(s->map, s->size);
   g_free(s);
 }

@@ -250,6 +250,7 @@ typedef struct identity {
 } identity;
 
 static identity who;
+static int deep_length;
 static __thread int reader_mark;
 
 typedef struct deep_cell {
@@ -272,13 +273,13 @@ static void *deep_reader_main(void *arg) {
   who.reader = pthread_self();
   reader_mark = 42;
   pthread_mutex_lock(&who.model_lock);
-  CHECK_EQ(READ(tail), DEEP - 1);
+  CHECK_EQ(READ(tail), deep_length - 1);
   pthread_mutex_unlock(&who.model_lock);
   return NULL;
 }
 
 TEST(threads_deep_first_read_stays_on_the_reading_thread) {
-  int n = harness_quick() ? 3000 : DEEP;
+  int n = deep_length = harness_quick() ? 3000 : DEEP;
   sg_graph *g = sg_graph_new();
   cell *chain = calloc(n, sizeof *chain);
   REQUIRE(chain != NULL);
