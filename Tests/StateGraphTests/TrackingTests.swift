@@ -156,17 +156,22 @@ struct TrackingTests {
     _ = subscription
   }
 
-  @Test func aHandlerWritingItsOwnSourceSettles() {
+  /// A handler's own write does not call it again (docs/core-protocol.md,
+  /// "Effects"); writes from elsewhere do.
+  @Test func aHandlerWritingItsOwnSourceIsNotCalledAgainForIt() {
     let value = Stored(wrappedValue: 0)
     let seen = Recorder<Int>()
     let subscription = withGraphTracking {
       value.onChange { v in
         seen.append(v)
-        if v < 5 { value.wrappedValue = v + 1 }  // loops through the queue, not the stack
+        if v < 5 { value.wrappedValue = v + 1 }
       }
     }
-    #expect(seen.values == [0, 1, 2, 3, 4, 5])
-    #expect(value.wrappedValue == 5)
+    #expect(seen.values == [0])
+    #expect(value.wrappedValue == 1)
+    value.wrappedValue = 3
+    #expect(seen.values == [0, 3])
+    #expect(value.wrappedValue == 4)
     _ = subscription
   }
 
