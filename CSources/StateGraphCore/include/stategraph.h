@@ -31,8 +31,8 @@
  *   graph. Refreshing is iterative, so a chain of any depth can be refreshed.
  *   A first evaluation recurses through the callbacks (nobody knows a node's
  *   sources before it ran); when that recursion runs low on stack, the core
- *   continues it on a helper thread with a 64 MiB stack while the reading
- *   thread waits (see THREADS).
+ *   switches the reading thread to a fresh 64 MiB stack segment for it, so a
+ *   chain of any depth evaluates, on the reading thread itself.
  *
  * A MINIMAL PROGRAM
  *
@@ -69,13 +69,26 @@
  *   so callbacks may call any function here — read, write, create, destroy
  *   — without deadlock. The tracking frame (which callback is running now),
  *   batch depth, pending effects, tracing and sg_last_cycle() are per
- *   thread. Two threads that need the
- *   same stale node at once do not compute it twice: the second waits.
+ *   thread. The protocol behind this is docs/core-protocol.md.
  *
- *   A compute callback runs on the thread that reads the node, or on a
- *   helper thread the core starts for a very deep first evaluation. The
- *   helper borrows the reading thread's StateGraph state (sg_current(),
- *   batches, sg_binding_slot()), but not your own thread-local variables.
+ *   Callbacks run on the thread that reads the node (compute) or on the
+ *   thread whose write or batch reached them (effects, watchers), always
+ *   that thread itself: its thread-local variables and the locks it holds
+ *   are yours, also during very deep first evaluations.
+ *
+ *   Waiting. Two threads that need the same stale computed node at once do
+ *   not compute it twice: the second waits for the first. An effect is
+ *   never waited for: a write that reaches an effect another thread is
+ *   running returns at once, and that thread runs the effect again. If
+ *   waiting would close a loop — two threads each computing a node the
+ *   other needs, in one graph or across graphs — the read that would wait
+ *   fails with SG_ECYCLE instead. The core cannot see waits in your own
+ *   code: a compute callback that blocks until another thread reads the
+ *   same node waits forever, as it would with any lock.
+ *
+ *   Values. The core synchronises its own state, not your values: guard
+ *   them yourself (a binding keeps a lock per node, say) and see
+ *   sg_rollback() for the one rule a binding must keep.
  *
  *   Two rules: do not free a graph (sg_graph_free) while another thread
  *   still uses it; and while one thread destroys a node, others may use its
@@ -106,20 +119,21 @@
  *   negative SG_E* code on failure (see SG_ERRORS; sg_strerror() turns a
  *   code into text). Results come back through
  *   out-parameters, which are written only on success. No function returns
- *   a value that could also mean "error".
+ *   a value that could also mean "error". Memory: SG_ENOMEM is returned
+ *   where listed (creating graphs, nodes, snapshots, names); anywhere else
+ *   an allocation failure inside the library aborts the process, as GLib
+ *   does.
  *
  * CHECKED AND UNCHECKED CALLS
  *
- *   Every sg_* function that takes a handle checks it at the door: a NULL
- *   handle or out-pointer gives SG_EINVAL; a handle of a destroyed node (or
- *   freed graph) gives SG_ESTALE. The check looks the handle up in a
- *   process-wide registry — a GLib hash set under one global mutex — and
- *   pins the node with an atomic reference for the length of the call, so
- *   a destroy on another thread cannot free it underneath. Cost, measured
- *   on one x86-64 core: about 50 ns for the lookup and 100 ns in all (a
- *   checked sg_read() of an up-to-date node ~120 ns, sg_read_unchecked()
- *   ~30 ns). The mutex is shared by all threads and all graphs, so heavily
- *   threaded code contends on it.
+ *   Every function whose name does not end in _unchecked checks its handles
+ *   at the door: a NULL handle or out-pointer gives SG_EINVAL; a handle of a
+ *   destroyed node (or freed graph) gives SG_ESTALE. The check looks the
+ *   handle up in a process-wide registry (a hash set under one mutex shared
+ *   by all threads and graphs) and pins the node with an atomic reference
+ *   for the length of the call, so a destroy on another thread cannot free
+ *   it underneath. It costs a lock and a lookup per call: threads that make
+ *   many checked calls contend on it; bindings use the unchecked calls.
  *
  *   Limit: a handle is a pointer. After a node is destroyed, malloc may give
  *   its memory to a new node, and the old handle then names the new node;
@@ -130,7 +144,7 @@
  *
  *   The *_unchecked variants skip the door entirely: no NULL check, no
  *   registry, no pin. They are for bindings that own their handles and never
- *   pass a stale one (the Swift wrapper): passing NULL, a destroyed node or
+ *   pass a stale one: passing NULL, a destroyed node or
  *   a node of a freed graph to them is undefined behaviour.
  */
 #ifndef STATEGRAPH_H
@@ -278,6 +292,18 @@ int sg_computed_new(sg_graph *graph, const sg_node_info *info,
  * or batch, on the writing thread, in the order the write reached the
  * effects. It is not run when the nodes it read were recomputed but found
  * unchanged. Context and destroy as for sg_computed_new.
+ *
+ * Order and re-entry:
+ * - An effect created while another effect of the same graph runs (on this
+ *   thread) belongs to it: when one change reaches both, the owner runs
+ *   first, so it can destroy the effects it made before they see a value
+ *   that makes it drop them; those it keeps run after it, once.
+ * - A write made by an effect's own run (on its thread) does not run it
+ *   again; every other observer sees the write.
+ * - Effects that keep re-triggering each other (a writes what b reads, b
+ *   what a reads) run at most 100 times each per outermost write or batch;
+ *   that write or sg_batch_end() then returns SG_ECYCLE and sg_last_cycle()
+ *   names them. They stay stale until the next change reaches them.
  * Errors: as sg_computed_new; and SG_ECALLBACK when the first run failed —
  * then the effect exists all the same, *out is set and must be destroyed. */
 int sg_effect_new(sg_graph *graph, const sg_node_info *info, sg_callback run,
@@ -320,12 +346,17 @@ int sg_read_unchecked(sg_node *node);
 
 /* Call after changing the value a STORED node stands for — only when the
  * new value differs from the old one: that comparison is the binding's
- * equality. Marks dependents and, when this is the thread's outermost
+ * equality. A compute callback may write nodes it does not read; writing
+ * one it depends on is refused with SG_ECYCLE (it would run again for its
+ * own write, without end): nothing is marked, and sg_last_cycle() says
+ * "c (file:line) writes s (file:line), which it reads" — put your old value
+ * back. Marks dependents and, when this is the thread's outermost
  * operation (not inside a batch or a callback), runs the effects it reached
  * before returning. Any thread, also inside callbacks (the effects then run
  * when the outermost operation ends).
  * Errors: SG_EINVAL, SG_ESTALE, SG_EKIND (a computed or effect node: their
- * values come from their callbacks). */
+ * values come from their callbacks), SG_ECYCLE (see above, and effect loops
+ * at sg_effect_new: the write itself was made). */
 int sg_changed(sg_node *stored);
 
 /* sg_changed() without the door. Also without the kind check: calling it
@@ -342,7 +373,7 @@ void sg_batch_begin(void);
 /* Ends the innermost batch of this thread; the outermost end runs the
  * pending effects before returning.
  * Errors: SG_EBATCH when no batch is open on this thread (nothing
- * happens then). */
+ * happens then); SG_ECYCLE when its effects looped (see sg_effect_new). */
 int sg_batch_end(void);
 
 /* Depth of this thread's open batches: 0 outside any batch. Any thread. */
@@ -418,8 +449,8 @@ sg_node *sg_current(void);
 
 /* --------------------------------------------------------------- watchers */
 
-/* Watchers bridge the graph to another observation system (the Swift
- * wrapper feeds Apple's Observation with them). sg_node_set_watcher() gives
+/* Watchers bridge the graph to another observation system (a binding's
+ * own change notifications). sg_node_set_watcher() gives
  * a computed node a watcher callback (NULL removes it), called with the
  * node's context. sg_node_arm() arms it once: after the next outermost write
  * or batch that reaches the node, the watcher runs on the writing thread
@@ -444,8 +475,8 @@ int sg_node_arm_unchecked(sg_node *node);
 int sg_read_arm_unchecked(sg_node *node);
 
 /* One pointer per thread that a language binding may use for its own
- * per-thread state (the Swift wrapper keeps its transaction log there). The
- * library never reads or frees it. Never NULL. */
+ * per-thread state (a transaction log, say). The library never reads or
+ * frees it. Never NULL. */
 void **sg_binding_slot(void);
 
 /* ----------------------------------------------------------------- cycles */
