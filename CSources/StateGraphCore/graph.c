@@ -103,7 +103,7 @@ void sg__live_insert(sg_node *n) {
   g->live_tail = n;
 }
 
-static void live_remove(sg_node *n) {
+void sg__live_remove(sg_node *n) {
   sg_graph *g = n->graph;
   if (n->live_prev) n->live_prev->live_next = n->live_next;
   else g->live_head = n->live_next;
@@ -237,38 +237,4 @@ void sg__unlink_sources(sg_node *n) {
     n->source_index = NULL;
   }
   n->sources_unlinked = true;
-}
-
-/* A link read in the current run of a callback running on this thread: that
- * run has used the source's value already, so losing the source later in the
- * run changes nothing it computed (a temporary node made, read and dropped
- * inside a computation). */
-static bool read_in_running_frame(sg_thread *t, sg_link *l) {
-  if (l->target->owner != t) return false;
-  for (sg_frame *f = t->frame; f; f = f->parent)
-    if (f->node == l->target) return l->epoch == f->epoch;
-  return false;
-}
-
-/* Destroy under the lock. Dependents lose this source: they are marked DIRTY
- * and, unless another thread is walking their source lists right now, the
- * links go at once; otherwise that thread drops them at its next run. */
-void sg__destroy_locked(sg_node *n) {
-  sg_graph *g = n->graph;
-  SG_PUBLISH(n->destroyed, true);
-  g->live--;
-  live_remove(n);
-  sg_thread *self = sg__thread();
-  for (sg_link *l = n->dependents_head, *next; l; l = next) {
-    next = l->next_dependent;
-    if (read_in_running_frame(self, l)) sg__link_free(g, l); /* only this thread walks it */
-  }
-  sg__mark_dependents(n, SG_DIRTY);
-  for (sg_link *l = n->dependents_head, *next; l; l = next) {
-    next = l->next_dependent;
-    l->target->must_run = true; /* its link to n goes: no version shows this */
-    if (!l->target->owner) sg__link_free(g, l);
-  }
-  if (!n->owner) sg__unlink_sources(n);
-  sg__unref(n);
 }

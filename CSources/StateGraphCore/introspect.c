@@ -100,3 +100,11 @@ int sg_graph_node_count(sg_graph *g, size_t *count) {
   pthread_mutex_unlock(&g->lock);
   return SG_OK;
 }
+
+int sg_node_set_name(sg_node *n, const char *name) {
+  int rc = sg__enter(n);
+  if (rc < 0) return rc;
+  rc = sg__rename(n, name ? name : "");
+  sg__unpin(n);
+  return rc;
+}

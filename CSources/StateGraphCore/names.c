@@ -40,23 +40,18 @@ void sg__names_free(sg_node *n) {
   sg__name_free(name);
 }
 
-int sg_node_set_name(sg_node *n, const char *name) {
-  int rc = sg__enter(n);
-  if (rc < 0) return rc;
-  if (!name) name = "";
+/* Allocated before the lock; linked to the old name under it, where
+ * readers (descriptions, snapshots, traces, cycle reports) look. */
+int sg__rename(sg_node *n, const char *name) {
   size_t size = strlen(name) + 1;
-  /* Allocated before the lock; linked to the old name under it, where
-   * readers (descriptions, snapshots, traces, cycle reports) look. */
   name_block *b = g_try_malloc(sizeof *b + size);
-  if (b) {
-    memcpy(b->text, name, size);
-    sg__lock(&n->graph->lock);
-    b->previous = n->name;
-    b->previous_is_block = n->renamed;
-    n->name = b->text;
-    n->renamed = true;
-    pthread_mutex_unlock(&n->graph->lock);
-  }
-  sg__unpin(n);
-  return b ? SG_OK : SG_ENOMEM;
+  if (!b) return SG_ENOMEM;
+  memcpy(b->text, name, size);
+  sg__lock(&n->graph->lock);
+  b->previous = n->name;
+  b->previous_is_block = n->renamed;
+  SG_PUBLISH(n->name, b->text);
+  n->renamed = true;
+  pthread_mutex_unlock(&n->graph->lock);
+  return SG_OK;
 }

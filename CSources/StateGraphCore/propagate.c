@@ -92,6 +92,54 @@ void sg__mark_dependents(sg_node *source, sg_state direct_state) {
   else mark(source, direct_state, NULL);
 }
 
+/* Queues n on the writing thread. An effect already queued by another
+ * thread (pending in that thread's batch, say) is queued here too, so this
+ * write does not wait for that batch; whichever thread comes second finds it
+ * up to date and skips it. */
+void sg__enqueue(sg_node *n) {
+  sg_thread *t = sg__thread();
+  if (n->queued_by == t || n->destroyed) return;
+  n->queued_by = t;
+  sg__ref(n);
+  SG_VEC_PUSH(t->queue, n);
+}
+
+/* -------------------------------------------------------------- destroy */
+
+/* A link read in the current run of a callback running on this thread: that
+ * run has used the source's value already, so losing the source later in the
+ * run changes nothing it computed (a temporary node made, read and dropped
+ * inside a computation). */
+static bool read_in_running_frame(sg_thread *t, sg_link *l) {
+  if (l->target->owner != t) return false;
+  for (sg_frame *f = t->frame; f; f = f->parent)
+    if (f->node == l->target) return l->epoch == f->epoch;
+  return false;
+}
+
+/* Destroy under the lock. Dependents lose this source: they are marked DIRTY
+ * and, unless another thread is walking their source lists right now, the
+ * links go at once; otherwise that thread drops them at its next run. */
+void sg__destroy_locked(sg_node *n) {
+  sg_graph *g = n->graph;
+  SG_PUBLISH(n->destroyed, true);
+  g->live--;
+  sg__live_remove(n);
+  sg_thread *self = sg__thread();
+  for (sg_link *l = n->dependents_head, *next; l; l = next) {
+    next = l->next_dependent;
+    if (read_in_running_frame(self, l)) sg__link_free(g, l); /* only this thread walks it */
+  }
+  sg__mark_dependents(n, SG_DIRTY);
+  for (sg_link *l = n->dependents_head, *next; l; l = next) {
+    next = l->next_dependent;
+    l->target->must_run = true; /* its link to n goes: no version shows this */
+    if (!l->target->owner) sg__link_free(g, l);
+  }
+  if (!n->owner) sg__unlink_sources(n);
+  sg__unref(n);
+}
+
 /* --------------------------------------------------------------- claims */
 
 enum { CLAIMED = 0, RETRY = 1 };

@@ -13,18 +13,6 @@
  */
 #include "sg_internal.h"
 
-/* Queues n on the writing thread. An effect already queued by another
- * thread (pending in that thread's batch, say) is queued here too, so this
- * write does not wait for that batch; whichever thread comes second finds it
- * up to date and skips it. */
-void sg__enqueue(sg_node *n) {
-  sg_thread *t = sg__thread();
-  if (n->queued_by == t || n->destroyed) return;
-  n->queued_by = t;
-  sg__ref(n);
-  SG_VEC_PUSH(t->queue, n);
-}
-
 /* A watched computed reached by a write. It is not recomputed here (that
  * would make every watched node eager); the watcher hears "may have
  * changed", unless a read already brought the node up to date unchanged. */

@@ -15,12 +15,24 @@
  *            sides. Freed links go to a per-graph pool and are reused, so
  *            re-tracking allocates nothing in the steady state.
  *
- * Every field of a graph, node or link is guarded by its graph's lock, except
- * `refs` (atomic) and the immutable id/file/line/kind/graph. (`name` may be
- * replaced, under the lock, by sg_node_set_name: see names.c.) A node's
- * state, owner, has_run, version and destroyed are also read without the
- * lock, by a callback's read of an up-to-date node (read_fast in api.c):
- * they are written with SG_PUBLISH, under the lock as ever.
+ * Who guards which field, and every rule of the concurrency protocol, is in
+ * docs/core-protocol.md. In brief: a graph's lock guards its nodes and links,
+ * except `refs`/`holds` (atomic) and the immutable id/file/line/kind/graph;
+ * fields that lock-free readers look at (state, owner, has_run, version,
+ * destroyed, name, visited_by) are written with SG_PUBLISH.
+ *
+ * Layers: each file calls only the ones above it in this list, except that
+ * every layer may record into trace.c and snapshot/introspect/dot read from
+ * the side:
+ *
+ *   registry.c names.c stack.c waits.c testing.c   leaves: handles, names,
+ *                                                   stacks, waits, hooks
+ *   graph.c       nodes, links, memory, burial
+ *   tracking.c    per-thread state, frames, recording reads
+ *   propagate.c   marking, claims, refresh, destroy   (the protocol's core)
+ *   schedule.c    effects (order, loops), watchers, batches
+ *   api.c         the public entry points for nodes, reads and writes
+ *   introspect.c snapshot.c dot.c trace.c            seeing the graph
  */
 #ifndef SG_INTERNAL_H
 #define SG_INTERNAL_H
@@ -225,6 +237,7 @@ static inline int sg__enter(sg_node *n) {
 /* ---- names.c: debug names that stay valid until the node is freed */
 extern char sg__no_name[]; /* the name of every unnamed node: never freed */
 void sg__names_free(sg_node *n); /* a renamed node's name, and all it replaced */
+int sg__rename(sg_node *n, const char *name); /* SG_OK or SG_ENOMEM */
 static inline void sg__name_free(char *name) {
   if (name != sg__no_name) g_free(name);
 }
@@ -232,6 +245,7 @@ static inline void sg__name_free(char *name) {
 /* ---- graph.c: nodes, links, memory */
 sg_node *sg__node_new(sg_graph *g, sg_kind kind, const sg_node_info *info);
 void sg__live_insert(sg_node *n); /* under the lock, at creation */
+void sg__live_remove(sg_node *n); /* under the lock, at destroy */
 void sg__ref(sg_node *n);
 void sg__unref(sg_node *n); /* under lock; a dead node goes to the graveyard */
 void sg__bury(sg_node *n);  /* under lock, with no references left */
