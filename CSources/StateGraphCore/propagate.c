@@ -170,7 +170,7 @@ static void wait_a_slice(sg_graph *g) {
 
 /* Claims `n` for thread t, or waits until its owner releases it (RETRY), or
  * reports a cycle: n is owned by t itself, or by a thread that (through
- * other waits) waits for t. See docs/core-protocol.md, "Claims". */
+ * other waits) waits for t. See docs/core-protocol.md, "Waiting". */
 SG_INLINE int claim(sg_thread *t, sg_node *n) {
   if (!n->owner) {
     SG_PUBLISH(n->owner, t);
