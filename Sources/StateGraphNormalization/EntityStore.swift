@@ -78,9 +78,14 @@ import StateGraph
 /// var author: User? { store?.users.get(by: authorId) }  // `weak var store`
 /// ```
 ///
-/// A store keeps one small node for every ID it was ever given or asked
-/// about, so that readers of an absent ID hear when it arrives; these go
-/// away with the store.
+/// A store keeps one small node per ID while it holds that entity or a
+/// computation depends on the ID (so that readers of an absent ID hear when
+/// it arrives). A lookup outside computations creates nothing; a deleted
+/// entity's node goes once the outermost batch around the deletion has
+/// ended and nothing reads it; a node made for a computation's lookup of an
+/// absent ID goes once no computation reads it, found by a sweep that runs
+/// when such nodes have grown by half since the last one (so at most about
+/// half as many again linger).
 ///
 /// - Complexity: ``get(by:)``, ``contains(_:)``, ``add(_:)``, ``update(_:)``,
 ///   ``modify(_:_:)``, ``delete(_:)`` and the subscript are O(1) on average;
@@ -99,9 +104,18 @@ public final class EntityStore<Entity: TypedIdentifiable>: @unchecked Sendable {
   /// displaced entities are released after it (see `MembershipChange`).
   let stateLock = ValueLock()
 
-  /// One node per ID ever added or asked about. Never shrinks: a deleted or
-  /// absent ID keeps its node because computations may be reading it.
+  /// One node per ID that the store holds or a computation reads (see
+  /// "Memory" above). Computations read slots under `stateLock`, so a slot
+  /// found here with no dependents, under that lock, has no reader.
   var slots: [Entity.TypedID: Slot<Entity>] = [:]
+
+  /// IDs whose slot a batch still open emptied or created: a rollback may
+  /// fill or empty it again, so no sweep removes it until that batch ended.
+  /// A count, as batches of several threads may touch one ID.
+  var pendingIDs: [Entity.TypedID: Int] = [:]
+
+  /// Slots made for computations' lookups of absent IDs since the last sweep.
+  var slotsMadeForReaders = 0
 
   /// Slots in the order their entities joined, with stale entries left by
   /// deletions until ``compactOrderIfWorthIt()`` drops them.
