@@ -29,11 +29,12 @@ extension EntityStore {
     return withGraphBatch {
       writerLock.withLock {
         var change = MembershipChange<Entity>(isNested: isNested)
-        let result = stateLock.withLock {
+        let (result, swept) = stateLock.withLock {
           let result = body(&change)
           commit(change)
-          return result
+          return (result, countCall())
         }
+        withExtendedLifetime(swept) {}  // destroyed here, unlocked
         if !change.touched.isEmpty {
           GraphRuntime.afterOutermostBatch { [weak self, touched = change.touched] in
             self?.reexamine(touched)

@@ -53,11 +53,13 @@ extension EntityStore {
   }
 
   /// Drops stale entries once they could make up half of the order, so the
-  /// cost is O(1) amortized per delete. Call with `stateLock` held.
+  /// cost is O(1) amortized per delete, and a store emptied holds no stale
+  /// entry. Call with `stateLock` held.
   func compactOrderIfWorthIt() {
-    guard deletedSinceCompaction >= 32, deletedSinceCompaction * 2 >= order.count else { return }
+    guard deletedSinceCompaction > 0, deletedSinceCompaction * 2 >= order.count else { return }
     // Untracked: a mutation made by a computation must not depend on slots.
     order.removeAll { entry in slots[entry.id]?.untrackedValue?.stamp != entry.stamp }
+    if order.capacity > 64, order.count * 4 < order.capacity { order = order.map { $0 } }
     deletedSinceCompaction = 0
   }
 }

@@ -15,7 +15,9 @@ extension EntityStore {
     // Observation observer of it watches membership instead, registered
     // before looking again, so an arrival from then on reaches it. Nodes are
     // thread-safe: their reads need no lock of the store.
-    if let entity = stateLock.withLock({ slots[id] })?.wrappedValue?.entity { return entity }
+    let (slot, swept) = stateLock.withLock { (slots[id], countCall()) }
+    withExtendedLifetime(swept) {}  // destroyed here, unlocked
+    if let entity = slot?.wrappedValue?.entity { return entity }
     _ = membershipNode.wrappedValue
     return stateLock.withLock { slots[id] }?.wrappedValue?.entity
   }
@@ -26,8 +28,9 @@ extension EntityStore {
   /// stored node runs no user code.
   private func readForComputation(_ id: Entity.TypedID) -> Entity? {
     let (entity, swept) = stateLock.withLock { () -> (Entity?, [Slot<Entity>]) in
-      if let slot = slots[id] { return (slot.wrappedValue?.entity, []) }
-      let swept = noteSlotMadeForReader()
+      let swept = countCall()
+      if let slot = slots[id] { return (slot.wrappedValue?.entity, swept) }
+      mayHaveUnreadSlots = true  // its reader may go away
       return (slot(for: id).wrappedValue?.entity, swept)
     }
     withExtendedLifetime(swept) {}  // destroyed here, unlocked

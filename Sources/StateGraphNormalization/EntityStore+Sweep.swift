@@ -4,10 +4,14 @@
 // empty it again). Everything else goes:
 //
 // - a slot a mutation emptied or created is re-examined once the outermost
-//   batch around the mutation has ended (`GraphRuntime.afterOutermostBatch`);
-// - a slot made for a computation's lookup of an absent ID is found by a
-//   sweep of all empty slots, run when such slots have grown by half since
-//   the last sweep: O(1) amortized per lookup.
+//   batch around the mutation has ended (`GraphRuntime.afterOutermostBatch`):
+//   add-and-delete leaves nothing behind;
+// - an empty slot that had readers then (or was made for a computation's
+//   lookup of an absent ID) may lose them later, when the computation runs
+//   again or goes away, which the store cannot see happen. Such slots are
+//   found by a sweep of all slots, run once max(32, slots / 2) store calls
+//   (lookups and mutations) have passed since: O(1) amortized per call, and
+//   at most that many calls after the readers left, memory is back.
 //
 // Computations read slots under `stateLock` and the checks below run under
 // it, so "no dependents" there means no reader. Removed slots are released
@@ -33,36 +37,55 @@ extension EntityStore {
           continue
         }
         pendingIDs[id] = nil
-        if let slot = slots[id], isUnneeded(slot) {
+        guard let slot = slots[id], slot.untrackedValue == nil else { continue }
+        if slot.hasGraphDependents {
+          mayHaveUnreadSlots = true  // its readers may leave later
+        } else {
           slots[id] = nil
           removed.append(slot)
         }
       }
+      shrinkIfSparse()
       return removed
     }
     withExtendedLifetime(removed) {}  // destroyed here, unlocked
   }
 
-  /// Counts a slot made for a computation's lookup and sweeps when such slots
-  /// grew by half of all slots since the last sweep. Call with `stateLock`
-  /// held; release what it returns after unlocking.
-  func noteSlotMadeForReader() -> [Slot<Entity>] {
-    slotsMadeForReaders += 1
-    guard slotsMadeForReaders >= 64, slotsMadeForReaders * 2 >= slots.count else { return [] }
-    slotsMadeForReaders = 0
+  /// Counts one store call, and sweeps once enough have passed since an empty
+  /// slot that may lose its readers was left. Call with `stateLock` held;
+  /// release what it returns after unlocking.
+  func countCall() -> [Slot<Entity>] {
+    guard mayHaveUnreadSlots else { return [] }
+    callsSinceSweep += 1
+    guard callsSinceSweep >= max(32, slots.count / 2) else { return [] }
     return sweep()
   }
 
   /// Removes every slot that holds no entity, has no reader and no open batch
   /// touched. Call with `stateLock` held; release what it returns after unlocking.
   func sweep() -> [Slot<Entity>] {
-    let unneeded = slots.filter { id, slot in pendingIDs[id] == nil && isUnneeded(slot) }
-    for id in unneeded.keys { slots[id] = nil }
-    return Array(unneeded.values)
+    callsSinceSweep = 0
+    var removed: [Slot<Entity>] = []
+    var emptyLeft = false
+    for (id, slot) in slots where slot.untrackedValue == nil {
+      if pendingIDs[id] == nil && !slot.hasGraphDependents {
+        removed.append(slot)
+        slots[id] = nil
+      } else {
+        emptyLeft = true
+      }
+    }
+    mayHaveUnreadSlots = emptyLeft
+    shrinkIfSparse()
+    return removed
   }
 
-  /// Empty and unread. Reads without tracking: the caller may be a computation.
-  private func isUnneeded(_ slot: Slot<Entity>) -> Bool {
-    slot.untrackedValue == nil && !slot.hasGraphDependents
+  /// Gives back the dictionaries' storage once they are mostly empty (they
+  /// keep their largest size otherwise). Call with `stateLock` held.
+  func shrinkIfSparse() {
+    if slots.capacity > 64, slots.count * 4 < slots.capacity {
+      slots = Dictionary(uniqueKeysWithValues: slots.map { ($0.key, $0.value) })
+    }
+    if pendingIDs.isEmpty, pendingIDs.capacity > 64 { pendingIDs = [:] }
   }
 }

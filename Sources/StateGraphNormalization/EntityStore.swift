@@ -82,10 +82,11 @@ import StateGraph
 /// computation depends on the ID (so that readers of an absent ID hear when
 /// it arrives). A lookup outside computations creates nothing; a deleted
 /// entity's node goes once the outermost batch around the deletion has
-/// ended and nothing reads it; a node made for a computation's lookup of an
-/// absent ID goes once no computation reads it, found by a sweep that runs
-/// when such nodes have grown by half since the last one (so at most about
-/// half as many again linger).
+/// ended, unless a computation reads it. A node whose last reader went away
+/// (the computation ran again without reading it, or was freed) goes at a
+/// sweep, which runs once max(32, nodes / 2) calls on the store have passed
+/// since such a node was left: a handful of calls later, memory is back to
+/// what the stored entities need.
 ///
 /// - Complexity: ``get(by:)``, ``contains(_:)``, ``add(_:)``, ``update(_:)``,
 ///   ``modify(_:_:)``, ``delete(_:)`` and the subscript are O(1) on average;
@@ -114,8 +115,13 @@ public final class EntityStore<Entity: TypedIdentifiable>: @unchecked Sendable {
   /// A count, as batches of several threads may touch one ID.
   var pendingIDs: [Entity.TypedID: Int] = [:]
 
-  /// Slots made for computations' lookups of absent IDs since the last sweep.
-  var slotsMadeForReaders = 0
+  /// Whether an empty slot may have lost its readers unseen: a slot made for
+  /// a computation's lookup of an absent ID, or emptied while read. Until a
+  /// sweep finds none, store calls count towards the next one.
+  var mayHaveUnreadSlots = false
+
+  /// Store calls since the last sweep (see EntityStore+Sweep).
+  var callsSinceSweep = 0
 
   /// Slots in the order their entities joined, with stale entries left by
   /// deletions until ``compactOrderIfWorthIt()`` drops them.
