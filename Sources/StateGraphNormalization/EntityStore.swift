@@ -44,9 +44,9 @@ import StateGraph
 ///
 /// Any thread may read and mutate a store. Mutations are serialized; reads
 /// do not wait for a ``modify(_:_:)`` body to finish. No lock is held while
-/// observers run. The store is `Sendable` whatever the entity type; keeping
-/// the entities themselves thread-safe (for example with `@GraphStored`
-/// properties) is up to them.
+/// observers run. The store is `Sendable` when its entities are: a class
+/// entity is then thread-safe on its own terms (for example immutable, or
+/// with `@GraphStored` properties and `@unchecked Sendable`).
 ///
 /// ## Memory
 ///
@@ -91,7 +91,7 @@ import StateGraph
 /// - Complexity: ``get(by:)``, ``contains(_:)``, ``add(_:)``, ``update(_:)``,
 ///   ``modify(_:_:)``, ``delete(_:)`` and the subscript are O(1) on average;
 ///   ``getAll()`` and ``filter(_:)`` are O(*n*) in the number of entities.
-public final class EntityStore<Entity: TypedIdentifiable>: @unchecked Sendable {
+public final class EntityStore<Entity: TypedIdentifiable> {
   // Lock order: `writerLock`, then `stateLock`, then the nodes' own locks.
 
   /// Serializes mutations, held across a whole mutation including a
@@ -188,3 +188,9 @@ public final class EntityStore<Entity: TypedIdentifiable>: @unchecked Sendable {
     return (slot, occupant)
   }
 }
+
+/// Safe to share between threads when the entities are: the containers are read and
+/// written only under `stateLock` (mutations also under `writerLock`), the nodes are
+/// thread-safe, and the rest is immutable after `init`. Entities are handed to readers on
+/// any thread, so they must themselves be `Sendable`.
+extension EntityStore: @unchecked Sendable where Entity: Sendable {}

@@ -39,6 +39,10 @@ class ComputeBox {
   func snapshotValue() -> Any? { nil }
 }
 
+/// `@unchecked Sendable`: the C node hands the box to whichever thread computes or reads;
+/// `storage`, `hasValue`, `revision`, `lastRevision` and `openWrites` are touched only
+/// under `lock`, and the rest is immutable after `init`. Internal: only `Computed` (which
+/// is `Sendable` only for `Sendable` values) hands out what it holds.
 @usableFromInline
 final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   @usableFromInline let lock = ValueLock()

@@ -19,8 +19,9 @@ import StateGraphCore
 /// Thread safety: any thread may read and write. Observers run after the
 /// write returns, or at the end of the outermost ``withGraphBatch(_:)``.
 /// The graph keeps no strong reference to a node: it lives as long as you
-/// (or the closures of dependent nodes) hold it.
-public final class Stored<Value>: @unchecked Sendable {
+/// (or the closures of dependent nodes) hold it. The node is `Sendable`
+/// when its `Value` is: a value that is not would cross threads with it.
+public final class Stored<Value> {
   /// The node's debug name (the property name for macro-made nodes).
   public let name: String
   // `@usableFromInline` below: the accessors are `@inlinable`, so a client
@@ -240,3 +241,10 @@ extension Stored: Restorable {
     registrar?.didChange()
   }
 }
+
+/// Safe to share between threads when the value is: `value`, `revision`, `lastRevision`,
+/// `unpublished`, `openWrites` and `observation` are read and written only under `lock`;
+/// the other stored properties are immutable after `init`; the C node is the core's,
+/// which guards it with the graph lock. A value read on one thread and written on another
+/// is handed over whole under the lock, so it must itself be `Sendable`.
+extension Stored: @unchecked Sendable where Value: Sendable {}
