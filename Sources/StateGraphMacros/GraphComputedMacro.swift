@@ -9,6 +9,9 @@ import SwiftSyntaxMacros
 /// `init` runs: an initialiser can capture `self` in one computation before it has assigned
 /// the others, as the normalization samples do. `$total` unwraps it, and reading it before
 /// assignment stops with a message that says what to write.
+///
+/// `$total`'s setter is `private`: the type's own initialisers (and the rest of its
+/// declaration) give it its computation, and no code outside can swap it afterwards.
 public struct GraphComputedMacro: AccessorMacro, PeerMacro {
   public static func expansion(
     of node: AttributeSyntax,
@@ -46,10 +49,13 @@ public struct GraphComputedMacro: AccessorMacro, PeerMacro {
     let unassigned = StringLiteralExprSyntax(
       content: "@GraphComputed '\(property.name)' was read before it was given a computation; "
         + "assign 'self.\(property.nodeName.text) = .init { _ in ... }' in init")
+    // A private property's setter is private already; repeating it would be an error.
+    let isPrivate = property.accessModifiers.contains { $0.name.tokenKind == .keyword(.private) }
+    let setterAccess = isPrivate ? "" : "private(set) "
     return [
       "@GraphIgnored private var \(storage): \(nodeType)? = nil",
       """
-      @GraphIgnored \(property.accessModifiers)var \(property.nodeName): \(nodeType) {
+      @GraphIgnored \(property.accessModifiers)\(raw: setterAccess)var \(property.nodeName): \(nodeType) {
         get {
           guard let node = \(storage) else {
             Swift.preconditionFailure(\(unassigned))

@@ -2,13 +2,20 @@ import StateGraph
 
 /// What one mutation did to membership, applied to the membership nodes
 /// once at its end, so a bulk call is one change.
-struct MembershipChange<Entity> {
+struct MembershipChange<Entity: TypedIdentifiable> {
   var joined = 0
   var left = 0
   /// Entities the mutation took out of their slots. Their last reference
   /// may be here, and releasing it runs the entity's `deinit` (user code),
   /// so they are released only after `stateLock` is.
   var displaced: [Entity] = []
+  /// IDs whose slot this mutation emptied, or created inside an enclosing
+  /// batch: re-examined once the outermost batch ends (see EntityStore+Sweep).
+  var touched: [Entity.TypedID] = []
+  /// Whether the mutation runs inside another batch.
+  let isNested: Bool
+
+  init(isNested: Bool) { self.isNested = isNested }
 }
 
 extension EntityStore {
@@ -16,13 +23,22 @@ extension EntityStore {
   /// every lock here is released, and a throw rolls the store back), with
   /// `writerLock` and `stateLock` held.
   func mutate<R>(_ body: (inout MembershipChange<Entity>) -> R) -> R {
-    withGraphBatch {
+    // Known before this mutation's own batch opens: only inside another
+    // batch can a slot it creates be emptied again by a rollback.
+    let isNested = GraphRuntime.isInsideBatch
+    return withGraphBatch {
       writerLock.withLock {
-        var change = MembershipChange<Entity>()
-        let result = stateLock.withLock {
+        var change = MembershipChange<Entity>(isNested: isNested)
+        let (result, swept) = stateLock.withLock {
           let result = body(&change)
           commit(change)
-          return result
+          return (result, countCall())
+        }
+        withExtendedLifetime(swept) {}  // destroyed here, unlocked
+        if !change.touched.isEmpty {
+          GraphRuntime.afterOutermostBatch { [weak self, touched = change.touched] in
+            self?.reexamine(touched)
+          }
         }
         withExtendedLifetime(change) {}  // `displaced` goes here, unlocked
         return result
@@ -49,10 +65,13 @@ extension EntityStore {
       replace(occupant, in: slot, with: entity, &change)
       return
     }
+    // A rollback of an enclosing batch would leave a new slot empty, and one
+    // that was empty may be emptied again: look at it once that batch ended.
+    if change.isNested { markPending(id, &change) }
     let stamp = nextStamp
     nextStamp += 1
     slot.wrappedValue = Occupant(entity: entity, stamp: stamp)
-    appendToOrder(slot, stamp: stamp)
+    appendToOrder(id, stamp: stamp)
     change.joined += 1
   }
 
@@ -68,10 +87,12 @@ extension EntityStore {
   }
 
   /// Deletes the entity with `id` and returns it, or `nil` when absent. The
-  /// slot stays for the computations reading it. Call with `stateLock` held.
+  /// slot goes once the outermost batch ended, unless a computation reads
+  /// it. Call with `stateLock` held.
   func remove(_ id: Entity.TypedID, _ change: inout MembershipChange<Entity>) -> Entity? {
     guard let (slot, occupant) = occupiedSlot(for: id) else { return nil }
     slot.wrappedValue = nil
+    markPending(id, &change)
     change.left += 1
     change.displaced.append(occupant.entity)
     return occupant.entity

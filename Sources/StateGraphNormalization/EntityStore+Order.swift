@@ -13,7 +13,7 @@ extension EntityStore {
     var entities: [Entity] = []
     entities.reserveCapacity(expected)
     for entry in order {
-      if let entity = entry.liveEntity { entities.append(entity) }
+      if let entity = liveEntity(at: entry) { entities.append(entity) }
     }
     // Fewer than counted: a rolled-back delete brought back an entity whose
     // entry a compaction had already dropped.
@@ -24,9 +24,11 @@ extension EntityStore {
   /// truth, and returns the live entities. Call with `stateLock` held.
   func rebuildOrder() -> [Entity] {
     var live: [(entry: OrderEntry<Entity>, entity: Entity)] = []
-    for slot in slots.values {
+    // Empty slots are skipped unread: a computation calling this depends on
+    // the entities it returns, not on every ID a reader asked about.
+    for (id, slot) in slots where slot.untrackedValue != nil {
       if let occupant = slot.wrappedValue {
-        live.append((OrderEntry(slot: slot, stamp: occupant.stamp), occupant.entity))
+        live.append((OrderEntry(id: id, stamp: occupant.stamp), occupant.entity))
       }
     }
     live.sort { $0.entry.stamp < $1.entry.stamp }
@@ -35,17 +37,29 @@ extension EntityStore {
     return live.map(\.entity)
   }
 
-  /// Records that the entity now in `slot` joined with `stamp`. Call with
+  /// Records that the entity with `id` joined with `stamp`. Call with
   /// `stateLock` held.
-  func appendToOrder(_ slot: Slot<Entity>, stamp: UInt64) {
-    order.append(OrderEntry(slot: slot, stamp: stamp))
+  func appendToOrder(_ id: Entity.TypedID, stamp: UInt64) {
+    order.append(OrderEntry(id: id, stamp: stamp))
+  }
+
+  /// Reads the slot of `entry`'s ID (a tracked read) and returns its entity
+  /// when `entry` is still the one that places it. Call with `stateLock` held.
+  func liveEntity(at entry: OrderEntry<Entity>) -> Entity? {
+    guard let occupant = slots[entry.id]?.wrappedValue, occupant.stamp == entry.stamp else {
+      return nil
+    }
+    return occupant.entity
   }
 
   /// Drops stale entries once they could make up half of the order, so the
-  /// cost is O(1) amortized per delete. Call with `stateLock` held.
+  /// cost is O(1) amortized per delete, and a store emptied holds no stale
+  /// entry. Call with `stateLock` held.
   func compactOrderIfWorthIt() {
-    guard deletedSinceCompaction >= 32, deletedSinceCompaction * 2 >= order.count else { return }
-    order.removeAll { $0.liveEntity == nil }
+    guard deletedSinceCompaction > 0, deletedSinceCompaction * 2 >= order.count else { return }
+    // Untracked: a mutation made by a computation must not depend on slots.
+    order.removeAll { entry in slots[entry.id]?.untrackedValue?.stamp != entry.stamp }
+    if order.capacity > 64, order.count * 4 < order.capacity { order = order.map { $0 } }
     deletedSinceCompaction = 0
   }
 }

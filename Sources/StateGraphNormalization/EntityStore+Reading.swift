@@ -10,9 +10,31 @@ extension EntityStore {
   ///
   /// - Complexity: O(1) on average.
   public func get(by id: Entity.TypedID) -> Entity? {
-    // The lock covers the dictionary only; the node read (which tracks it)
-    // needs none: nodes are thread-safe.
-    stateLock.withLock { slot(for: id) }.wrappedValue?.entity
+    if GraphRuntime.isComputing { return readForComputation(id) }
+    // Outside computations nothing needs a node of an absent ID: an
+    // Observation observer of it watches membership instead, registered
+    // before looking again, so an arrival from then on reaches it. Nodes are
+    // thread-safe: their reads need no lock of the store.
+    let (slot, swept) = stateLock.withLock { (slots[id], countCall()) }
+    withExtendedLifetime(swept) {}  // destroyed here, unlocked
+    if let entity = slot?.wrappedValue?.entity { return entity }
+    _ = membershipNode.wrappedValue
+    return stateLock.withLock { slots[id] }?.wrappedValue?.entity
+  }
+
+  /// `get(by:)` inside a computation, which must depend on `id` alone: reads
+  /// the slot of `id`, made if missing. Under `stateLock`, so that the read's
+  /// dependency is recorded before any sweep can look for it. Reading a
+  /// stored node runs no user code.
+  private func readForComputation(_ id: Entity.TypedID) -> Entity? {
+    let (entity, swept) = stateLock.withLock { () -> (Entity?, [Slot<Entity>]) in
+      let swept = countCall()
+      if let slot = slots[id] { return (slot.wrappedValue?.entity, swept) }
+      mayHaveUnreadSlots = true  // its reader may go away
+      return (slot(for: id).wrappedValue?.entity, swept)
+    }
+    withExtendedLifetime(swept) {}  // destroyed here, unlocked
+    return entity
   }
 
   /// Whether the store holds an entity with `id`.

@@ -44,9 +44,9 @@ import StateGraph
 ///
 /// Any thread may read and mutate a store. Mutations are serialized; reads
 /// do not wait for a ``modify(_:_:)`` body to finish. No lock is held while
-/// observers run. The store is `Sendable` whatever the entity type; keeping
-/// the entities themselves thread-safe (for example with `@GraphStored`
-/// properties) is up to them.
+/// observers run. The store is `Sendable` when its entities are: a class
+/// entity is then thread-safe on its own terms (for example immutable, or
+/// with `@GraphStored` properties and `@unchecked Sendable`).
 ///
 /// ## Memory
 ///
@@ -78,14 +78,20 @@ import StateGraph
 /// var author: User? { store?.users.get(by: authorId) }  // `weak var store`
 /// ```
 ///
-/// A store keeps one small node for every ID it was ever given or asked
-/// about, so that readers of an absent ID hear when it arrives; these go
-/// away with the store.
+/// A store keeps one small node per ID while it holds that entity or a
+/// computation depends on the ID (so that readers of an absent ID hear when
+/// it arrives). A lookup outside computations creates nothing; a deleted
+/// entity's node goes once the outermost batch around the deletion has
+/// ended, unless a computation reads it. A node whose last reader went away
+/// (the computation ran again without reading it, or was freed) goes at a
+/// sweep, which runs once max(32, nodes / 2) calls on the store have passed
+/// since such a node was left: a handful of calls later, memory is back to
+/// what the stored entities need.
 ///
 /// - Complexity: ``get(by:)``, ``contains(_:)``, ``add(_:)``, ``update(_:)``,
 ///   ``modify(_:_:)``, ``delete(_:)`` and the subscript are O(1) on average;
 ///   ``getAll()`` and ``filter(_:)`` are O(*n*) in the number of entities.
-public final class EntityStore<Entity: TypedIdentifiable>: @unchecked Sendable {
+public final class EntityStore<Entity: TypedIdentifiable> {
   // Lock order: `writerLock`, then `stateLock`, then the nodes' own locks.
 
   /// Serializes mutations, held across a whole mutation including a
@@ -99,9 +105,23 @@ public final class EntityStore<Entity: TypedIdentifiable>: @unchecked Sendable {
   /// displaced entities are released after it (see `MembershipChange`).
   let stateLock = ValueLock()
 
-  /// One node per ID ever added or asked about. Never shrinks: a deleted or
-  /// absent ID keeps its node because computations may be reading it.
+  /// One node per ID that the store holds or a computation reads (see
+  /// "Memory" above). Computations read slots under `stateLock`, so a slot
+  /// found here with no dependents, under that lock, has no reader.
   var slots: [Entity.TypedID: Slot<Entity>] = [:]
+
+  /// IDs whose slot a batch still open emptied or created: a rollback may
+  /// fill or empty it again, so no sweep removes it until that batch ended.
+  /// A count, as batches of several threads may touch one ID.
+  var pendingIDs: [Entity.TypedID: Int] = [:]
+
+  /// Whether an empty slot may have lost its readers unseen: a slot made for
+  /// a computation's lookup of an absent ID, or emptied while read. Until a
+  /// sweep finds none, store calls count towards the next one.
+  var mayHaveUnreadSlots = false
+
+  /// Store calls since the last sweep (see EntityStore+Sweep).
+  var callsSinceSweep = 0
 
   /// Slots in the order their entities joined, with stale entries left by
   /// deletions until ``compactOrderIfWorthIt()`` drops them.
@@ -168,3 +188,9 @@ public final class EntityStore<Entity: TypedIdentifiable>: @unchecked Sendable {
     return (slot, occupant)
   }
 }
+
+/// Safe to share between threads when the entities are: the containers are read and
+/// written only under `stateLock` (mutations also under `writerLock`), the nodes are
+/// thread-safe, and the rest is immutable after `init`. Entities are handed to readers on
+/// any thread, so they must themselves be `Sendable`.
+extension EntityStore: @unchecked Sendable where Entity: Sendable {}

@@ -19,16 +19,11 @@ struct Occupant<Entity> {
 /// `EntityStore.isSameEntity`).
 typealias Slot<Entity> = Stored<Occupant<Entity>?>
 
-/// A slot as it stood in the join order when its entity joined. Stale once
-/// the slot's stamp differs (the entity was deleted, maybe re-added later).
-struct OrderEntry<Entity> {
-  let slot: Slot<Entity>
+/// An entity's place in the join order: its ID and the stamp it joined
+/// with. Stale once the ID's slot holds another stamp or none (the entity
+/// was deleted, maybe re-added later). Holds the ID, not the slot, so that a
+/// stale entry keeps no node alive.
+struct OrderEntry<Entity: TypedIdentifiable> {
+  let id: Entity.TypedID
   let stamp: UInt64
-
-  /// Reads the slot (a tracked read) and returns its entity when this entry
-  /// is still the one that places it.
-  var liveEntity: Entity? {
-    guard let occupant = slot.wrappedValue, occupant.stamp == stamp else { return nil }
-    return occupant.entity
-  }
 }

@@ -22,7 +22,7 @@ struct GraphComputedMacroTests {
 
         @GraphIgnored private var _isEven: StateGraph.Computed<Bool>? = nil
 
-        @GraphIgnored var $isEven: StateGraph.Computed<Bool> {
+        @GraphIgnored private(set) var $isEven: StateGraph.Computed<Bool> {
           get {
             guard let node = _isEven else {
               Swift.preconditionFailure("@GraphComputed 'isEven' was read before it was given a computation; assign 'self.$isEven = .init { _ in ... }' in init")
@@ -57,7 +57,7 @@ struct GraphComputedMacroTests {
 
         @GraphIgnored private var _author: StateGraph.Computed<User?>? = nil
 
-        @GraphIgnored public var $author: StateGraph.Computed<User?> {
+        @GraphIgnored public private(set) var $author: StateGraph.Computed<User?> {
           get {
             guard let node = _author else {
               Swift.preconditionFailure("@GraphComputed 'author' was read before it was given a computation; assign 'self.$author = .init { _ in ... }' in init")
@@ -110,7 +110,7 @@ struct GraphComputedMacroTests {
 
         @GraphIgnored private var _both: StateGraph.Computed<[Value]>? = nil
 
-        @GraphIgnored var $both: StateGraph.Computed<[Value]> {
+        @GraphIgnored private(set) var $both: StateGraph.Computed<[Value]> {
           get {
             guard let node = _both else {
               Swift.preconditionFailure("@GraphComputed 'both' was read before it was given a computation; assign 'self.$both = .init { _ in ... }' in init")

@@ -55,7 +55,7 @@ struct StoredComputedTests {
   }
 
   @Test func classValuesCompareByIdentity() {
-    final class Box {}
+    final class Box: Sendable {}  // read by computations on any thread
     let runs = Counter()
     let first = Box()
     let stored = Stored(wrappedValue: first)

@@ -1,89 +1,108 @@
 import StateGraphCore
 
-/// A node a transaction can put back: it logs its value before the first
-/// change inside a batch and gets it back, as `Any`, on rollback.
+/// A node a transaction can put back. The node keeps what to put back itself, in its
+/// ``OpenWrites`` under its value lock; the transaction only says which nodes and when.
+/// Every call runs on the batch's thread, inside the batch (no effect or compute callback
+/// can run then).
 protocol Restorable: AnyObject {
-  /// Puts back the logged value; no equality check, no notification.
-  func restore(_ oldValue: Any)
-  /// The outermost batch committed: tell Observation, if the node does.
-  func batchDidCommit()
+  /// Undoes `transaction`'s open writes of the node, newest first (see ``OpenWrites``).
+  func rollBack(_ transaction: ObjectIdentifier)
+  /// A nested batch ended without throwing: its open writes become `parent`'s.
+  func transfer(from child: ObjectIdentifier, to parent: ObjectIdentifier)
+  /// The outermost batch committed: forget its open writes and tell Observation, if the
+  /// node does.
+  func batchDidCommit(_ transaction: ObjectIdentifier)
 }
 
-/// The undo log of one ``withGraphBatch(_:)`` on one thread. The first time a
-/// node changes inside the batch it records how to put the node back: its
-/// value and version. Logs are reused (see `ThreadState.spareTransactions`),
-/// and an entry stores the value as `Any` (inline for small values) rather
-/// than in a closure, so a batch allocates nothing in the steady state.
+/// The undo log of one ``withGraphBatch(_:)`` on one thread: the nodes the batch changed,
+/// each once (what to put back is in the nodes: see ``OpenWrites``). Logs are reused
+/// (see `ThreadState.spareTransactions`), so a batch allocates nothing in the steady state.
+///
+/// A rollback undoes only what its own batch wrote (SQL's rule): a node that another
+/// thread wrote after the batch's last write keeps that newer value; a node that another
+/// thread wrote between two of the batch's writes goes back to that thread's value.
 @usableFromInline
 final class Transaction {
   private struct Entry {
     let owner: any Restorable
     let node: OpaquePointer
-    let version: UInt64
-    let oldValue: Any
-    let undo: (() -> Void)?
   }
 
   // Per thread, like ThreadState: no dynamic exclusivity checks.
   @exclusivity(unchecked) private var entries: [Entry] = []
-  /// The owners in `entries`, once there are more than a few: most batches
-  /// change a handful of nodes, and scanning those beats hashing.
-  @exclusivity(unchecked) private var index: Set<ObjectIdentifier> = []
+  /// Each owner's position in `entries`, once there are more than a few: most batches
+  /// change a handful of nodes, and scanning those beats hashing. Built lazily.
+  @exclusivity(unchecked) private var index: [ObjectIdentifier: Int] = [:]
+  /// Work to do once the outermost batch has ended, committed or rolled back (see
+  /// `GraphRuntime.afterOutermostBatch`). Handed to the parent like the entries.
+  @exclusivity(unchecked) var completions: [() -> Void] = []
 
   /// This thread's innermost open transaction. Inlined: every change asks,
   /// and almost always the answer is nil.
   @inlinable
   static var current: Transaction? { ThreadState.existing?.transaction }
 
-  /// Call before the node's value and version change. The log holds the C
-  /// node until it ends: a node destroyed meanwhile is then rolled back as
-  /// stale, never one created at the same address. `undo` runs after the
-  /// restore (a persisted node writes its backing back).
-  func record(
-    _ owner: any Restorable, node: OpaquePointer, oldValue: Any, undo: (() -> Void)? = nil
-  ) {
-    guard isFirstRecord(of: ObjectIdentifier(owner)) else { return }
-    let version = sg_node_version_unchecked(node)
+  /// What nodes know this transaction by, in their ``OpenWrites``. A reused log gets
+  /// the same one, harmlessly: it has no open write left by then.
+  @usableFromInline
+  var id: ObjectIdentifier { ObjectIdentifier(self) }
+
+  /// Call when the node logged its first open write of this transaction, on the batch's
+  /// thread, with no lock held. The log holds the C node until it ends: a node destroyed
+  /// meanwhile is then rolled back as stale, never one created at the same address.
+  func record(_ owner: any Restorable, node: OpaquePointer) {
     sg_node_hold_unchecked(node)
-    entries.append(
-      Entry(owner: owner, node: node, version: version, oldValue: oldValue, undo: undo))
+    entries.append(Entry(owner: owner, node: node))
   }
 
-  /// Hands the log to the enclosing transaction, which keeps its own older
-  /// snapshot where both changed a node.
+  /// Hands the log to the enclosing transaction: the nodes' open writes become its own.
   func merge(into parent: Transaction) {
     for entry in entries {
-      if parent.isFirstRecord(of: ObjectIdentifier(entry.owner)) {
+      entry.owner.transfer(from: id, to: parent.id)
+      if parent.position(of: ObjectIdentifier(entry.owner)) == nil {
         parent.entries.append(entry)  // the hold goes with it
       } else {
         sg_node_release(entry.node)
       }
     }
     entries.removeAll(keepingCapacity: true)
+    index.removeAll(keepingCapacity: true)
   }
 
-  /// False when `id` already has an entry; the caller appends one otherwise.
-  private func isFirstRecord(of id: ObjectIdentifier) -> Bool {
-    if index.isEmpty {
-      if entries.contains(where: { ObjectIdentifier($0.owner) == id }) { return false }
-      if entries.count < 8 { return true }
-      for entry in entries { index.insert(ObjectIdentifier(entry.owner)) }
+  /// Hands the completions to the enclosing transaction, whether this one committed or
+  /// rolled back: they re-examine state once no batch of this thread can change it.
+  func passCompletions(to parent: Transaction) {
+    parent.completions.append(contentsOf: completions)
+    completions.removeAll(keepingCapacity: true)
+  }
+
+  /// Runs the completions of the outermost batch, which has ended: no lock is held.
+  func runCompletions() {
+    while !completions.isEmpty {
+      let pending = completions
+      completions.removeAll(keepingCapacity: true)
+      for completion in pending { completion() }
     }
-    return index.insert(id).inserted
   }
 
-  /// Puts every node back as it was when the transaction began, newest
-  /// change first; dependents re-check and find nothing changed.
+  private func position(of id: ObjectIdentifier) -> Int? {
+    if entries.count <= 8 { return entries.firstIndex { ObjectIdentifier($0.owner) == id } }
+    // Entries are only ever appended: index the ones added since the last look.
+    while index.count < entries.count {
+      index[ObjectIdentifier(entries[index.count].owner)] = index.count
+    }
+    return index[id]
+  }
+
+  /// Puts back every node the batch changed and nobody changed since, newest change
+  /// first; dependents re-check and find nothing changed.
   func rollback() {
-    for entry in entries.reversed() {
-      entry.owner.restore(entry.oldValue)
-      entry.undo?()
-      sg_rollback(entry.node, entry.version)
-    }
+    for entry in entries.reversed() { entry.owner.rollBack(id) }
   }
 
-  func notifyObservers() {
-    for entry in entries { entry.owner.batchDidCommit() }
+  /// The outermost batch committed.
+  func commit() {
+    for entry in entries { entry.owner.batchDidCommit(id) }
   }
 
   /// Lets go of the logged nodes, keeping the storage for the next batch.
@@ -91,5 +110,6 @@ final class Transaction {
     for entry in entries { sg_node_release(entry.node) }
     entries.removeAll(keepingCapacity: true)
     index.removeAll(keepingCapacity: true)
+    completions.removeAll(keepingCapacity: true)
   }
 }

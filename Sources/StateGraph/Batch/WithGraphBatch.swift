@@ -32,16 +32,24 @@ public func withGraphBatch<R>(_ body: () throws -> R) rethrows -> R {
     state.transaction = parent
     if let parent {
       transaction.merge(into: parent)
+      transaction.passCompletions(to: parent)
       sg_batch_end()
     } else {
       sg_batch_end()  // graph observers first, as for a single write
-      transaction.notifyObservers()
+      transaction.commit()
+      transaction.runCompletions()
     }
     return result
   } catch {
     transaction.rollback()
     state.transaction = parent
-    sg_batch_end()
+    if let parent {
+      transaction.passCompletions(to: parent)
+      sg_batch_end()
+    } else {
+      sg_batch_end()
+      transaction.runCompletions()
+    }
     throw error
   }
 }

@@ -39,6 +39,10 @@ class ComputeBox {
   func snapshotValue() -> Any? { nil }
 }
 
+/// `@unchecked Sendable`: the C node hands the box to whichever thread computes or reads;
+/// `storage`, `hasValue`, `revision`, `lastRevision` and `openWrites` are touched only
+/// under `lock`, and the rest is immutable after `init`. Internal: only `Computed` (which
+/// is `Sendable` only for `Sendable` values) hands out what it holds.
 @usableFromInline
 final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   @usableFromInline let lock = ValueLock()
@@ -46,6 +50,12 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   // would look up `Optional<Value>`'s metadata on every access.
   @usableFromInline let storage = UnsafeMutablePointer<Value>.allocate(capacity: 1)
   @usableFromInline @exclusivity(unchecked) var hasValue = false
+  /// Names the cached value (see ``OpenWrites``): taken from `lastRevision` by every
+  /// change, given back by a rollback's restore. Guarded by `lock`, as are
+  /// `lastRevision` and `openWrites`.
+  @usableFromInline @exclusivity(unchecked) var revision: UInt64 = 0
+  @usableFromInline @exclusivity(unchecked) var lastRevision: UInt64 = 0
+  @usableFromInline @exclusivity(unchecked) var openWrites = OpenWrites<Value>()
   @usableFromInline let isSame: (Value, Value) -> Bool
 
   @inlinable
@@ -75,8 +85,12 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   }
 
   /// Keeps a computed value, answering whether it differs from the last one.
+  /// Runs inside the node's computation: the core lets one thread at a time compute a
+  /// node and gives it its new version after this returns.
   @inlinable
   func store(_ newValue: Value) -> Int32 {
+    // The lock makes the comparison, the store and the new revision one step against
+    // readers and rollbacks; no user code runs under it.
     lock.lock()
     guard hasValue else {
       storage.initialize(to: newValue)
@@ -90,30 +104,66 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
     }
     let oldValue = storage.move()  // released after unlock: a deinit may run user code
     storage.initialize(to: newValue)
-    lock.unlock()
-    if let transaction = Transaction.current { record(oldValue, in: transaction) }
+    let revisionBefore = revision
+    lastRevision &+= 1
+    revision = lastRevision
+    if let transaction = Transaction.current {
+      record(oldValue, revisionBefore: revisionBefore, in: transaction)
+    } else {
+      lock.unlock()
+    }
     return Int32(SG_CHANGED)
   }
 
-  /// Logs the replaced value for a rollback; out of line: batches are rare.
+  /// Logs the replaced value for a rollback. Called with `lock` held, so that the version
+  /// read names the replaced value (a rollback on another thread may be restoring this
+  /// node); returns with it released. Out of line: batches are rare.
   @usableFromInline
-  func record(_ oldValue: Value, in transaction: Transaction) {
-    transaction.record(self, node: node!, oldValue: oldValue)
+  func record(_ oldValue: Value, revisionBefore: UInt64, in transaction: Transaction) {
+    // The core's lock only: never waits for a callback.
+    let before = OpenWrites.RestorePoint(
+      value: oldValue, revision: revisionBefore, version: sg_node_version_unchecked(node!),
+      versionNamesValue: true, undo: nil)
+    let isFirst = openWrites.add(
+      transaction.id, before: before, revisionWritten: revision, versionWritten: 0)
+    lock.unlock()
+    if isFirst { transaction.record(self, node: node!) }
   }
 
   override func snapshotValue() -> Any? { lock.withLock { hasValue ? storage.pointee : nil } }
 }
 
 extension TypedComputeBox: Restorable {
-  func restore(_ oldValue: Any) {
+  func rollBack(_ transaction: ObjectIdentifier) {
+    // Check, restore and version in one step: a computation of this node on another
+    // thread stores its value under this lock too. `sg_rollback` inside the batch runs
+    // no callback. It leaves the node to run again at its next read, so a value restored
+    // while another thread's run was under way is never taken as current.
     lock.lock()
-    let rolledBack = storage.move()
-    storage.initialize(to: oldValue as! Value)
+    var rolledBack: [Value] = []  // released after unlock: a deinit may run user code
+    while let write = openWrites.popNewest(of: transaction) {
+      guard revision == write.revisionWritten else {
+        openWrites.bypass(write)  // computed again since: that value stays
+        continue
+      }
+      rolledBack.append(storage.move())
+      storage.initialize(to: write.before.value)
+      revision = write.before.revision
+      _ = sg_rollback(node!, write.before.version)
+    }
     lock.unlock()
-    _ = rolledBack  // released after unlock: a deinit may run user code
+    withExtendedLifetime(rolledBack) {}
   }
 
-  func batchDidCommit() {}  // Observation hears through the core's watcher
+  func transfer(from child: ObjectIdentifier, to parent: ObjectIdentifier) {
+    // Bookkeeping only, under the lock that guards it.
+    lock.withLock { openWrites.transfer(from: child, to: parent) }
+  }
+
+  func batchDidCommit(_ transaction: ObjectIdentifier) {
+    // Bookkeeping only; Observation hears through the core's watcher.
+    lock.withLock { openWrites.drop(transaction) }
+  }
 }
 
 /// C entry points into Swift. `context` is an unmanaged `ComputeBox`, kept

@@ -24,8 +24,10 @@ import StateGraphCore
 /// Thread safety: the closure runs on whichever thread reads, with no lock
 /// held; two threads needing the same stale node compute it once. A cycle
 /// (a computation that reads itself, directly or not) stops the program with
-/// a message naming the nodes and where they were created.
-public final class Computed<Value>: @unchecked Sendable {
+/// a message naming the nodes and where they were created. The node is
+/// `Sendable` when its `Value` is: a value that is not would cross threads
+/// with it.
+public final class Computed<Value> {
   public typealias Context = GraphContext
 
   /// The node's debug name (the property name for macro-made nodes).
@@ -80,3 +82,11 @@ public final class Computed<Value>: @unchecked Sendable {
     return box._withUnsafeGuaranteedRef { $0.current }
   }
 }
+
+/// Safe to share between threads when the value is: the stored properties are immutable
+/// after `init`; the cached value lives in the box, read and written only under the box's
+/// lock; the C node is the core's, which guards it with the graph lock and runs the
+/// computation on one thread at a time. The computation is `@Sendable` (it runs on
+/// whichever thread reads), and the value it makes is handed to readers on any thread, so
+/// it must itself be `Sendable`.
+extension Computed: @unchecked Sendable where Value: Sendable {}

@@ -1,5 +1,6 @@
-extension Stored {
-  /// A computed node deriving a value from this one.
+extension Stored where Value: Sendable {
+  /// A computed node deriving a value from this one. The computation may run on any
+  /// thread, so this node's value must be `Sendable`.
   ///
   /// ```swift
   /// let celsius = Stored(wrappedValue: 20.0)
@@ -15,8 +16,9 @@ extension Stored {
   }
 }
 
-extension Computed {
-  /// A computed node deriving a value from this one.
+extension Computed where Value: Sendable {
+  /// A computed node deriving a value from this one. The computation may run on any
+  /// thread, so this node's value must be `Sendable`.
   public func map<U>(
     name: String? = nil, file: StaticString = #fileID, line: UInt = #line,
     _ transform: @escaping @Sendable (GraphContext, Value) -> U

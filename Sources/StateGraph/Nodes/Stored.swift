@@ -19,8 +19,9 @@ import StateGraphCore
 /// Thread safety: any thread may read and write. Observers run after the
 /// write returns, or at the end of the outermost ``withGraphBatch(_:)``.
 /// The graph keeps no strong reference to a node: it lives as long as you
-/// (or the closures of dependent nodes) hold it.
-public final class Stored<Value>: @unchecked Sendable {
+/// (or the closures of dependent nodes) hold it. The node is `Sendable`
+/// when its `Value` is: a value that is not would cross threads with it.
+public final class Stored<Value> {
   /// The node's debug name (the property name for macro-made nodes).
   public let name: String
   // `@usableFromInline` below: the accessors are `@inlinable`, so a client
@@ -29,6 +30,18 @@ public final class Stored<Value>: @unchecked Sendable {
   @usableFromInline let node: OpaquePointer
   @usableFromInline let lock = ValueLock()
   @usableFromInline @exclusivity(unchecked) var value: Value  // guarded by `lock`
+  /// Names `value` (see ``OpenWrites``): taken from `lastRevision` by every change, given
+  /// back by a rollback's restore. Guarded by `lock`.
+  @usableFromInline @exclusivity(unchecked) var revision: UInt64 = 0
+  /// The highest revision ever handed out. Guarded by `lock`.
+  @usableFromInline @exclusivity(unchecked) var lastRevision: UInt64 = 0
+  /// Writes outside a batch whose value is stored but whose `sg_changed` has not returned
+  /// yet (it runs effects, so no lock may be held across it): until then the C version
+  /// does not name `value`, which a batch on another thread must know before it logs the
+  /// version or rolls back to one. Guarded by `lock`.
+  @usableFromInline @exclusivity(unchecked) var unpublished = 0
+  /// What rollbacks of batches still open put back. Guarded by `lock`.
+  @usableFromInline @exclusivity(unchecked) var openWrites = OpenWrites<Value>()
   /// Made by the first read outside a computation, the only kind Observation
   /// tracks: until then no observer can know the node, so it costs no memory
   /// (a registrar is two allocations) and a change skips it (its
@@ -97,7 +110,7 @@ public final class Stored<Value>: @unchecked Sendable {
 
   /// Sets the value and tells dependents and Observation, unless it equals the
   /// current one. Persisted nodes also pass `isCurrent`, checked under the value
-  /// lock, to drop a value that arrives after a newer one; `undo`, run with the
+  /// lock, to drop a value that arrives after a newer one; `undo`, run after the
   /// value's restore when the enclosing batch rolls back; and `joinsBatch: false`
   /// for changes found in the backing, which no batch of this thread can undo.
   @inlinable
@@ -105,6 +118,8 @@ public final class Stored<Value>: @unchecked Sendable {
     with newValue: Value, isCurrent: (() -> Bool)? = nil, undo: (() -> Void)? = nil,
     joinsBatch: Bool = true
   ) {
+    // The lock makes the comparison, the store and the new revision one step; no user
+    // code runs under it (`isCurrent` is the persistence's own bookkeeping).
     lock.lock()
     if let isCurrent, !isCurrent() {
       lock.unlock()
@@ -115,10 +130,18 @@ public final class Stored<Value>: @unchecked Sendable {
       return
     }
     let oldValue = value  // released after unlock: a deinit may run user code
+    let revisionBefore = revision
     value = newValue
-    let observation = observation
-    lock.unlock()
-    didChange(from: oldValue, undo: undo, joinsBatch: joinsBatch, observation: observation)
+    lastRevision &+= 1
+    revision = lastRevision
+    if joinsBatch, let transaction = Transaction.current {
+      changeInBatch(transaction, from: oldValue, revisionBefore: revisionBefore, undo: undo)
+    } else {
+      unpublished += 1
+      let observation = observation
+      lock.unlock()
+      publish(observation)
+    }
   }
 
   /// The node's Observation registrar, made on first use. Under `lock`.
@@ -130,21 +153,39 @@ public final class Stored<Value>: @unchecked Sendable {
     return made
   }
 
-  /// Tells the core and Observation about a change; out of line, as it runs
-  /// no value-specific code but the undo log's copy.
+  /// A change inside a batch of this thread. Called with `lock` held (the new value is
+  /// stored); returns with it released. The version moves in the same step as the value:
+  /// `sg_changed` inside a batch runs no effect, watcher or compute callback and the
+  /// core's lock is never held while user code runs, so holding `lock` across it cannot
+  /// deadlock, and no other thread can see the new value under the old version or slip a
+  /// write in between. Out of line: batches are rare, and the log's copy is generic.
   @usableFromInline
-  func didChange(
-    from oldValue: Value, undo: (() -> Void)?, joinsBatch: Bool,
-    observation: NodeObservation?
+  func changeInBatch(
+    _ transaction: Transaction, from oldValue: Value, revisionBefore: UInt64,
+    undo: (() -> Void)?
   ) {
-    if joinsBatch, let transaction = Transaction.current {
-      // Observation hears of it when the outermost batch commits, or never.
-      transaction.record(self, node: node, oldValue: oldValue, undo: undo)
-      sg_changed_unchecked(node)
-    } else {
-      sg_changed_unchecked(node)
-      observation?.didChange()
-    }
+    let before = OpenWrites.RestorePoint(
+      value: oldValue, revision: revisionBefore, version: sg_node_version_unchecked(node),
+      versionNamesValue: unpublished == 0, undo: undo)
+    sg_changed_unchecked(node)
+    let isFirst = openWrites.add(
+      transaction.id, before: before, revisionWritten: revision,
+      versionWritten: sg_node_version_unchecked(node))
+    lock.unlock()
+    // Observation hears of it when the outermost batch commits, or never.
+    if isFirst { transaction.record(self, node: node) }
+  }
+
+  /// Tells the core and Observation about a change made outside a batch; out of line,
+  /// as it runs no value-specific code.
+  @usableFromInline
+  func publish(_ observation: NodeObservation?) {
+    sg_changed_unchecked(node)  // may run effects: no lock held
+    // Taken again only to count the write as published (see `unpublished`).
+    lock.lock()
+    unpublished -= 1
+    lock.unlock()
+    observation?.didChange()
   }
 
   /// The value, for a graph snapshot (Introspection/GraphSnapshot.swift).
@@ -153,17 +194,57 @@ public final class Stored<Value>: @unchecked Sendable {
 }
 
 extension Stored: Restorable {
-  func restore(_ oldValue: Any) {
+  func rollBack(_ transaction: ObjectIdentifier) {
+    // Check, restore and version change in one step, so that no other thread's write
+    // can come between them; inside the batch, so neither `sg_rollback` nor
+    // `sg_changed` runs user code under the lock. Backing undos run after it.
     lock.lock()
-    let rolledBack = value
-    value = oldValue as! Value
+    var rolledBack: [Value] = []  // released after unlock: a deinit may run user code
+    var undos: [() -> Void] = []
+    while let write = openWrites.popNewest(of: transaction) {
+      guard revision == write.revisionWritten else {
+        openWrites.bypass(write)  // written since: the later value stays
+        continue
+      }
+      rolledBack.append(value)
+      value = write.before.value
+      revision = write.before.revision
+      if write.before.versionNamesValue, unpublished == 0,
+        sg_node_version_unchecked(node) == write.versionWritten
+      {
+        _ = sg_rollback(node, write.before.version)
+      } else {
+        // The old version may not name the old value (a write of another thread was
+        // still being published): the value comes back as a new change instead.
+        sg_changed_unchecked(node)
+      }
+      if let undo = write.before.undo { undos.append(undo) }
+    }
     lock.unlock()
-    _ = rolledBack  // released after unlock: a deinit may run user code
+    withExtendedLifetime(rolledBack) {}
+    for undo in undos { undo() }
+  }
+
+  func transfer(from child: ObjectIdentifier, to parent: ObjectIdentifier) {
+    // Bookkeeping only, under the lock that guards it.
+    lock.withLock { openWrites.transfer(from: child, to: parent) }
   }
 
   /// An observer may have read the node since it changed inside the batch,
   /// so it is looked up now.
-  func batchDidCommit() {
-    lock.withLock { observation }?.didChange()
+  func batchDidCommit(_ transaction: ObjectIdentifier) {
+    // Bookkeeping only, under the lock that guards it; Observation is told after.
+    let registrar = lock.withLock {
+      openWrites.drop(transaction)
+      return observation
+    }
+    registrar?.didChange()
   }
 }
+
+/// Safe to share between threads when the value is: `value`, `revision`, `lastRevision`,
+/// `unpublished`, `openWrites` and `observation` are read and written only under `lock`;
+/// the other stored properties are immutable after `init`; the C node is the core's,
+/// which guards it with the graph lock. A value read on one thread and written on another
+/// is handed over whole under the lock, so it must itself be `Sendable`.
+extension Stored: @unchecked Sendable where Value: Sendable {}

@@ -5,12 +5,14 @@
 /// node.onChange(filter: .distinct) { print($0) }
 /// node.onChange(filter: .init { old, new in abs(new - old) >= 10 }) { print($0) }
 /// ```
-public struct ChangeFilter<Value>: @unchecked Sendable {
-  let accepts: (_ previous: Value, _ next: Value) -> Bool
+///
+/// The filter runs where the change is made, on the writing thread: it is `@Sendable`.
+public struct ChangeFilter<Value>: Sendable {
+  let accepts: @Sendable (_ previous: Value, _ next: Value) -> Bool
 
   /// A filter that delivers `next` when `accepts(previous, next)` is true,
   /// `previous` being the last value delivered.
-  public init(_ accepts: @escaping (_ previous: Value, _ next: Value) -> Bool) {
+  public init(_ accepts: @escaping @Sendable (_ previous: Value, _ next: Value) -> Bool) {
     self.accepts = accepts
   }
 

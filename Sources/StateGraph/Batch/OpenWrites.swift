@@ -1,0 +1,149 @@
+import StateGraphCore
+
+/// The writes that batches still open have made to one node, kept by the node under its
+/// value lock, so that a rollback undoes exactly its own batch's writes.
+///
+/// Revisions: next to its value, and under the same lock, a node keeps a *revision*, a
+/// number naming the value it holds. Every change takes a new one from a per-node counter
+/// that only grows, so a number is never handed out twice; a restore gives back the
+/// revision that named the restored value. A write knows the revision it replaced
+/// (`RestorePoint.revision`) and the one it gave (`revisionWritten`).
+///
+/// The rule (SQL's: a rollback never touches another transaction's write), for an open
+/// write `w` of the batch that rolls back:
+/// - the node still holds `w`'s revision: nobody wrote since, so the node goes back to
+///   `w`'s restore point (value, revision and version in one step);
+/// - another batch's open write `v` came right after `w` (`v`'s restore point is `w`'s
+///   revision): `w`'s value is void, so `v` takes over `w`'s restore point, and rolling
+///   `v` back later goes past `w` too;
+/// - otherwise a write outside any batch, or of a batch that has committed, came after
+///   `w`: it stays, and there is nothing to do.
+///
+/// A batch's consecutive writes to a node are one open write; a nested batch's writes
+/// pass to the enclosing batch when it ends without throwing, joining the enclosing
+/// batch's open write when they continue it. Open writes go when their outermost batch
+/// commits. A batch reuses the array's storage: no allocation in the steady state.
+@usableFromInline
+struct OpenWrites<Value> {
+  /// What a rollback puts back.
+  @usableFromInline
+  struct RestorePoint {
+    @usableFromInline var value: Value
+    @usableFromInline var revision: UInt64
+    /// The C version that named `value`. For a stored node, meaningful only when
+    /// `versionNamesValue`: false when another thread had stored `value` but not yet
+    /// told the core (`Stored.unpublished`); the value then comes back as a new change.
+    @usableFromInline var version: UInt64
+    @usableFromInline var versionNamesValue: Bool
+    /// Runs after the restore, with no lock held (a persisted node writes its backing back).
+    @usableFromInline var undo: (() -> Void)?
+
+    @inlinable
+    init(
+      value: Value, revision: UInt64, version: UInt64, versionNamesValue: Bool,
+      undo: (() -> Void)?
+    ) {
+      self.value = value
+      self.revision = revision
+      self.version = version
+      self.versionNamesValue = versionNamesValue
+      self.undo = undo
+    }
+  }
+
+  @usableFromInline
+  struct Write {
+    @usableFromInline var transaction: ObjectIdentifier
+    @usableFromInline var before: RestorePoint
+    /// The revision this write gave the node, and for a stored node its C version
+    /// (a computed node gets its version from the core after its run: 0, unused).
+    @usableFromInline var revisionWritten: UInt64
+    @usableFromInline var versionWritten: UInt64
+
+    @inlinable
+    init(
+      transaction: ObjectIdentifier, before: RestorePoint, revisionWritten: UInt64,
+      versionWritten: UInt64
+    ) {
+      self.transaction = transaction
+      self.before = before
+      self.revisionWritten = revisionWritten
+      self.versionWritten = versionWritten
+    }
+  }
+
+  @usableFromInline var writes: [Write] = []
+
+  @inlinable
+  init() {}
+
+  /// Logs a write of `transaction` that replaced `before` and gave the node
+  /// `revisionWritten`. Returns true when it is the transaction's first write of the node,
+  /// which the transaction must then record.
+  @inlinable
+  mutating func add(
+    _ transaction: ObjectIdentifier, before: RestorePoint, revisionWritten: UInt64,
+    versionWritten: UInt64
+  ) -> Bool {
+    if let last = writes.lastIndex(where: { $0.transaction == transaction }) {
+      if writes[last].revisionWritten == before.revision {  // continues it
+        writes[last].revisionWritten = revisionWritten
+        writes[last].versionWritten = versionWritten
+        return false
+      }
+      writes.append(
+        Write(
+          transaction: transaction, before: before, revisionWritten: revisionWritten,
+          versionWritten: versionWritten))
+      return false
+    }
+    writes.append(
+      Write(
+        transaction: transaction, before: before, revisionWritten: revisionWritten,
+        versionWritten: versionWritten))
+    return true
+  }
+
+  /// A nested batch ended without throwing: its writes become the enclosing batch's.
+  mutating func transfer(from child: ObjectIdentifier, to parent: ObjectIdentifier) {
+    var index = 0
+    while index < writes.count {
+      guard writes[index].transaction == child else {
+        index += 1
+        continue
+      }
+      let revision = writes[index].before.revision
+      if let joined = writes.lastIndex(where: {
+        $0.transaction == parent && $0.revisionWritten == revision
+      }) {
+        writes[joined].revisionWritten = writes[index].revisionWritten
+        writes[joined].versionWritten = writes[index].versionWritten
+        writes.remove(at: index)
+      } else {
+        writes[index].transaction = parent
+        index += 1
+      }
+    }
+  }
+
+  /// The outermost batch committed: its writes are ordinary history now.
+  mutating func drop(_ transaction: ObjectIdentifier) {
+    writes.removeAll { $0.transaction == transaction }
+  }
+
+  /// Removes and returns `transaction`'s newest open write, or nil when none is left.
+  mutating func popNewest(of transaction: ObjectIdentifier) -> Write? {
+    guard let index = writes.lastIndex(where: { $0.transaction == transaction }) else {
+      return nil
+    }
+    return writes.remove(at: index)
+  }
+
+  /// `write` was rolled back while the node held a later value: the open write that came
+  /// right after it, if any, takes over its restore point.
+  mutating func bypass(_ write: Write) {
+    if let next = writes.firstIndex(where: { $0.before.revision == write.revisionWritten }) {
+      writes[next].before = write.before
+    }
+  }
+}

@@ -1,0 +1,18 @@
+import StateGraphCore
+
+extension Stored {
+  /// The value, read without recording a dependency or telling Observation: for
+  /// bookkeeping that must not make the running computation depend on the node.
+  package var untrackedValue: Value {
+    // Copied out under the value lock, like every read; no user code runs under it.
+    lock.withLock { value }
+  }
+
+  /// Whether a computation or observer of the graph depends on this node (its last run
+  /// read it). A dependency recorded after this returns is not seen: callers read nodes
+  /// and ask this under one lock of their own.
+  package var hasGraphDependents: Bool {
+    var count = 0
+    return sg_node_dependents(node, nil, 0, &count) == 0 && count > 0
+  }
+}

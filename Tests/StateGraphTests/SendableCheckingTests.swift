@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+
+/// In the Swift 6 language mode, nodes are `Sendable` exactly when their values are: a
+/// node holding a class that is not `Sendable` cannot be handed to another thread, so
+/// code that would race does not compile. Checked by running the type checker, in the
+/// Swift 6 mode, on small programs built against the modules `swift build` made. The
+/// control program must pass, so a failure can only come from the line under test.
+@Suite("Sendable checking")
+struct SendableCheckingTests {
+  static let declarations = """
+    import StateGraph
+    import StateGraphNormalization
+
+    final class Tally { var count = 0 }  // not Sendable: racy when shared
+    final class Frozen: Sendable { let count = 0 }
+    struct Note: TypedIdentifiable, Sendable {
+      typealias TypedIdentifierRawValue = String
+      let typedID: TypedID
+    }
+    final class Shelf: TypedIdentifiable {  // not Sendable
+      typealias TypedIdentifierRawValue = String
+      let typedID: TypedID
+      init(id: String) { typedID = .init(id) }
+    }
+    func share(_ body: @escaping @Sendable () -> Void) { Thread { body() }.start() }
+    import Foundation
+
+    """
+
+  @Test(.timeLimit(.minutes(3)))
+  func sendableValuesCrossThreads() throws {
+    let result = try typeCheck(
+      Self.declarations + "func check() {\n" + """
+        let number = Stored(wrappedValue: 0)
+        let frozen = Stored(wrappedValue: Frozen())
+        let doubled = Computed { _ in number.wrappedValue * 2 }
+        let notes = EntityStore<Note>()
+        share { number.wrappedValue += 1 }
+        share { _ = frozen.wrappedValue.count + doubled.wrappedValue }
+        share { notes.add(Note(typedID: "a")) }
+        let mapped = number.map { _, value in value + 1 }
+        share { _ = mapped.wrappedValue }
+        """ + "\n}\n")
+    #expect(result.status == 0, "\(result.output)")
+  }
+
+  @Test(.timeLimit(.minutes(3)))
+  func aStoredNonSendableValueDoesNotCrossThreads() throws {
+    let result = try typeCheck(
+      Self.declarations + "func check() {\n" + """
+        let tally = Stored(wrappedValue: Tally())
+        share { tally.wrappedValue.count += 1 }
+        """ + "\n}\n")
+    #expect(result.status != 0)
+    #expect(result.output.contains("non-Sendable type 'Stored<Tally>'"), "\(result.output)")
+  }
+
+  @Test(.timeLimit(.minutes(3)))
+  func aComputedNonSendableValueDoesNotCrossThreads() throws {
+    let result = try typeCheck(
+      Self.declarations + "func check() {\n" + """
+        let tally = Computed { _ in Tally() }
+        share { tally.wrappedValue.count += 1 }
+        """ + "\n}\n")
+    #expect(result.status != 0)
+    #expect(result.output.contains("non-Sendable type 'Computed<Tally>'"), "\(result.output)")
+  }
+
+  @Test(.timeLimit(.minutes(3)))
+  func aStoreOfNonSendableEntitiesDoesNotCrossThreads() throws {
+    let result = try typeCheck(
+      Self.declarations + "func check() {\n" + """
+        let shelves = EntityStore<Shelf>()
+        share { shelves.add(Shelf(id: "a")) }
+        """ + "\n}\n")
+    #expect(result.status != 0)
+    #expect(
+      result.output.contains("non-Sendable type 'EntityStore<Shelf>'"), "\(result.output)")
+  }
+
+  /// Runs `swiftc -typecheck -swift-version 6` on `program` against the built modules,
+  /// found next to the test bundle.
+  private func typeCheck(_ program: String) throws -> (status: Int32, output: String) {
+    let packageRoot = URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    var products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    if !FileManager.default.fileExists(atPath: products.appendingPathComponent("Modules").path) {
+      products = URL(fileURLWithPath: Bundle.main.bundlePath).deletingLastPathComponent()
+    }
+    let modules = products.appendingPathComponent("Modules")
+    try #require(
+      FileManager.default.fileExists(
+        atPath: modules.appendingPathComponent("StateGraph.swiftmodule").path),
+      "the modules are built with the package: \(modules.path)")
+    let scratch = FileManager.default.temporaryDirectory
+      .appendingPathComponent("sendable-checking-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let main = scratch.appendingPathComponent("main.swift")
+    try program.write(to: main, atomically: true, encoding: .utf8)
+
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [
+      "swiftc", "-typecheck", "-swift-version", "6", "-module-name", "Check",
+      "-I", modules.path,
+      "-Xcc", "-fmodule-map-file="
+        + products.appendingPathComponent("StateGraphCore.build/module.modulemap").path,
+      "-Xcc", "-fmodule-map-file="
+        + packageRoot.appendingPathComponent("CSources/CGLib/module.modulemap").path,
+      "-Xcc", "-I" + packageRoot.appendingPathComponent("CSources/StateGraphCore/include").path,
+      "-Xcc", "-I/usr/include/glib-2.0", "-Xcc", "-I/usr/lib/x86_64-linux-gnu/glib-2.0/include",
+      "-load-plugin-executable",
+      products.appendingPathComponent("StateGraphMacros-tool").path + "#StateGraphMacros",
+      main.path,
+    ]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, output)
+  }
+}
