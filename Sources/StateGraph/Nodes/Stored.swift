@@ -106,19 +106,32 @@ public final class Stored<Value>: @unchecked Sendable {
     joinsBatch: Bool = true
   ) {
     lock.lock()
+    // Observation hears `willSet` before the value is stored, as from an
+    // `@Observable` class: its onChange reads the old value. That is user
+    // code, so the lock is dropped around it and the checks below run after.
+    // A registrar, once made, is never replaced: the one told here is the one
+    // a reader found, and a reader arriving later reads the new value.
+    var announced: NodeObservation?
+    if let observation, !isSame(value, newValue), !(joinsBatch && Transaction.current != nil) {
+      lock.unlock()
+      observation.willSet()
+      announced = observation
+      lock.lock()
+    }
     if let isCurrent, !isCurrent() {
       lock.unlock()
+      announced?.didSet()  // an announced write that lost a race still ends
       return
     }
     if isSame(value, newValue) {
       lock.unlock()
+      announced?.didSet()
       return
     }
     let oldValue = value  // released after unlock: a deinit may run user code
     value = newValue
-    let observation = observation
     lock.unlock()
-    didChange(from: oldValue, undo: undo, joinsBatch: joinsBatch, observation: observation)
+    didChange(from: oldValue, undo: undo, joinsBatch: joinsBatch, announced: announced)
   }
 
   /// The node's Observation registrar, made on first use. Under `lock`.
@@ -131,11 +144,13 @@ public final class Stored<Value>: @unchecked Sendable {
   }
 
   /// Tells the core and Observation about a change; out of line, as it runs
-  /// no value-specific code but the undo log's copy.
+  /// no value-specific code but the undo log's copy. `announced` heard
+  /// `willSet` before the store and gets its `didSet` after the graph's
+  /// handlers, so a dependent computed it reads is already marked.
   @usableFromInline
   func didChange(
     from oldValue: Value, undo: (() -> Void)?, joinsBatch: Bool,
-    observation: NodeObservation?
+    announced: NodeObservation?
   ) {
     if joinsBatch, let transaction = Transaction.current {
       // Observation hears of it when the outermost batch commits, or never.
@@ -143,7 +158,7 @@ public final class Stored<Value>: @unchecked Sendable {
       sg_changed_unchecked(node)
     } else {
       sg_changed_unchecked(node)
-      observation?.didChange()
+      announced?.didSet()
     }
   }
 
