@@ -107,8 +107,37 @@ private actor GroupHost {
   func write(_ node: Stored<Int>, _ value: Int) { node.wrappedValue = value }
 }
 
+/// A handler on a custom actor that writes its own source until it reaches 5.
+private actor Settler {
+  var seen: [Int] = []
+  var subscription: StateGraphSubscription?
+
+  func start(_ node: Stored<Int>) -> [Int] {
+    subscription = withGraphTracking {
+      node.onChange { value in
+        self.seen.append(value)
+        if value < 5 { node.wrappedValue = value + 1 }
+      }
+    }
+    return seen
+  }
+}
+
 @Suite("Delivery: on the handler's actor")
 struct DeliveryCurrentTests {
+  /// A handler's own write, on its actor, is delivered after it returns,
+  /// from the same queue, never recursively: at registration (inline) and
+  /// when the first delivery came by a hop.
+  @Test(.timeLimit(.minutes(1))) func aHandlerWritingOnItsActorIsDeliveredAfterItInOrder() async {
+    let node = Stored(wrappedValue: 0)
+    let settler = Settler()
+    #expect(await settler.start(node) == [0, 1, 2, 3, 4, 5])
+    node.wrappedValue = 2  // off the actor
+    #expect(await waitUntil { await settler.seen.count == 10 })
+    #expect(await settler.seen == [0, 1, 2, 3, 4, 5, 2, 3, 4, 5])
+    #expect(node.wrappedValue == 5)
+  }
+
   @Test func aWriteOnTheHandlersActorIsDeliveredBeforeItReturns() async {
     let node = Stored(wrappedValue: 0)
     let inbox = Inbox()
@@ -225,7 +254,7 @@ struct DeliveryCurrentTests {
 
 @Suite("Delivery: order")
 struct DeliveryOrderTests {
-  static let rounds = 1_000
+  static let rounds = 2_000
   static let writes = 50
 
   @Test(.timeLimit(.minutes(5))) func actorDeliveriesKeepTheWriteOrder() async {
