@@ -121,12 +121,26 @@ public final class Stored<Value> {
     // The lock makes the comparison, the store and the new revision one step; no user
     // code runs under it (`isCurrent` is the persistence's own bookkeeping).
     lock.lock()
+    // Observation hears `willSet` before the value is stored, as from an
+    // `@Observable` class: its onChange reads the old value. That is user
+    // code, so the lock is dropped around it and the checks below run after.
+    // A registrar, once made, is never replaced: the one told here is the one
+    // a reader found, and a reader arriving later reads the new value.
+    var announced: NodeObservation?
+    if let observation, !isSame(value, newValue), !(joinsBatch && Transaction.current != nil) {
+      lock.unlock()
+      observation.willSet()
+      announced = observation
+      lock.lock()
+    }
     if let isCurrent, !isCurrent() {
       lock.unlock()
+      announced?.didSet()  // an announced write that lost a race still ends
       return
     }
     if isSame(value, newValue) {
       lock.unlock()
+      announced?.didSet()
       return
     }
     let oldValue = value  // released after unlock: a deinit may run user code
@@ -138,9 +152,8 @@ public final class Stored<Value> {
       changeInBatch(transaction, from: oldValue, revisionBefore: revisionBefore, undo: undo)
     } else {
       unpublished += 1
-      let observation = observation
       lock.unlock()
-      publish(observation)
+      publish(announced)
     }
   }
 
@@ -177,15 +190,17 @@ public final class Stored<Value> {
   }
 
   /// Tells the core and Observation about a change made outside a batch; out of line,
-  /// as it runs no value-specific code.
+  /// as it runs no value-specific code. `announced` heard `willSet` before the store
+  /// and gets its `didSet` after the graph's handlers, so a dependent computed it
+  /// reads is already marked.
   @usableFromInline
-  func publish(_ observation: NodeObservation?) {
+  func publish(_ announced: NodeObservation?) {
     sg_changed_unchecked(node)  // may run effects: no lock held
     // Taken again only to count the write as published (see `unpublished`).
     lock.lock()
     unpublished -= 1
     lock.unlock()
-    observation?.didChange()
+    announced?.didSet()
   }
 
   /// The value, for a graph snapshot (Introspection/GraphSnapshot.swift).

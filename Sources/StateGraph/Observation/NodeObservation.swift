@@ -14,7 +14,16 @@ final class NodeObservation: Sendable {
   @usableFromInline
   func access() { registrar.accessValue() }
 
-  /// Tells observers that the node changed.
+  /// The node is about to change: `withObservationTracking`'s onChange runs
+  /// now, in the writing thread, and still reads the old value (the timing
+  /// of an `@Observable` class's setter).
   @usableFromInline
+  func willSet() { registrar.valueWillChange() }
+
+  /// The node has changed: the counterpart of ``willSet()``.
+  @usableFromInline
+  func didSet() { registrar.valueDidSet() }
+
+  /// Both at once, for a change already stored (a committed batch).
   func didChange() { registrar.valueDidChange() }
 }

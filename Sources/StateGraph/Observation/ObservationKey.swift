@@ -17,7 +17,14 @@ extension ObservationRegistrar {
   @usableFromInline
   func accessValue() { access(ObservationKey.shared, keyPath: ObservationKey.path) }
 
-  /// Tells observers that the node owning this registrar changed.
+  /// Tells observers that the node owning this registrar is about to change.
+  func valueWillChange() { willSet(ObservationKey.shared, keyPath: ObservationKey.path) }
+
+  /// Tells observers that the node owning this registrar has changed.
+  func valueDidSet() { didSet(ObservationKey.shared, keyPath: ObservationKey.path) }
+
+  /// Both, for a change that is already stored (a committed batch, or a
+  /// computed node the core reports as possibly changed).
   func valueDidChange() {
     willSet(ObservationKey.shared, keyPath: ObservationKey.path)
     didSet(ObservationKey.shared, keyPath: ObservationKey.path)

@@ -1,26 +1,22 @@
 import Foundation
 
 /// Where a handler runs: synchronously on the writing thread when it was
-/// registered without actor isolation; on its actor otherwise (synchronously
-/// when that actor is the main actor and the write happens on the main
-/// thread, else by an asynchronous hop, in order).
+/// registered without actor isolation; on its actor otherwise, synchronously
+/// when the write happens on that actor already, else by an asynchronous hop.
+/// A ``DeliveryQueue`` keeps a handler's hops in order.
 struct Delivery: @unchecked Sendable {
   let isolation: (any Actor)?
 
   init(_ isolation: (any Actor)?) { self.isolation = isolation }
 
-  /// True when code may run right here with the handler's isolation.
+  /// True when code may run right here with the handler's isolation: no
+  /// isolation, or the current thread is executing on the handler's actor
+  /// (the main thread counts for the main actor, and so does the main
+  /// actor's executor wherever it runs, as under `swift test` on Linux).
   var isCurrent: Bool {
     guard let isolation else { return true }
-    return isolation === MainActor.shared && Thread.isMainThread
-  }
-
-  func callAsFunction(_ body: @escaping () -> Void) {
-    if isCurrent {
-      body()
-    } else {
-      hop(body)
-    }
+    if isolation === MainActor.shared, Thread.isMainThread { return true }
+    return isCurrentExecutor(isolation.unownedExecutor, flags: 0)
   }
 
   /// Runs `body` on the handler's actor, later.
@@ -36,3 +32,33 @@ struct Delivery: @unchecked Sendable {
 
   private static func run(on actor: isolated any Actor, _ body: () -> Void) { body() }
 }
+
+/// Whether the current thread runs on `executor`: the runtime's check behind
+/// `Actor.assertIsolated()` and `Task.immediate`, without the trap (flags 0,
+/// "must not crash", asks a custom executor through
+/// `isIsolatingCurrentContext()` instead of `checkIsolated()`).
+///
+/// The standard library declares the entry point with a `Builtin.Executor`
+/// parameter, which no other module can name, and a second declaration under
+/// the same name is refused; so it is looked up once by name. Its two
+/// arguments are the two words of the executor reference and the flags, and
+/// it returns a `bool`: passed in the same registers by the Swift and the C
+/// conventions (x86-64, arm64). A runtime without it (before Swift 6) answers
+/// false: deliveries then hop, still in order.
+private func isCurrentExecutor(_ executor: UnownedSerialExecutor, flags: UInt64) -> Bool {
+  guard let check = isCurrentExecutorEntry else { return false }
+  let (identity, implementation) = unsafeBitCast(executor, to: (UInt, UInt).self)
+  return check(identity, implementation, flags)
+}
+
+private typealias IsCurrentExecutorEntry = @convention(c) (UInt, UInt, UInt64) -> Bool
+
+private let isCurrentExecutorEntry: IsCurrentExecutorEntry? = {
+  #if canImport(Darwin)
+    let everywhere = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
+  #else
+    let everywhere: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
+  #endif
+  guard let symbol = dlsym(everywhere, "swift_task_isCurrentExecutorWithFlags") else { return nil }
+  return unsafeBitCast(symbol, to: IsCurrentExecutorEntry.self)
+}()

@@ -3,7 +3,7 @@ import StateGraphCore
 /// An effect node of the C core with a Swift closure: runs once now, then
 /// after every outermost write or batch that changed something it read in
 /// its last run. Reads inside `body` are tracked.
-final class GraphEffect: @unchecked Sendable {
+final class GraphEffect: TrackingMember, @unchecked Sendable {
   private let node: OpaquePointer
   private let lock = ValueLock()
   private var isCancelled = false
@@ -34,12 +34,16 @@ final class GraphEffect: @unchecked Sendable {
 
   /// Stops the effect; safe from inside its own run and from any thread.
   func cancel() {
-    lock.lock()
+    lock.lock()  // the flag only: destroying the node releases the body outside
     let wasCancelled = isCancelled
     isCancelled = true
     lock.unlock()
     if !wasCancelled { sg_node_destroy(node) }
   }
+
+  /// A run of the effect itself is no handler run: the handlers it starts
+  /// wait in their own ``DeliveryQueue``.
+  func cancel(_ inProgress: inout [any TrackingMember]) { cancel() }
 
   // Borrows the body: the core releases a context only once no thread uses
   // its node any more.

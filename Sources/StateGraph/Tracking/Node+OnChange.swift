@@ -13,7 +13,8 @@ extension GraphNode {
   ///
   /// Runs after the write (or the outermost batch) that changed the value:
   /// synchronously on the writing thread, or on the actor it was registered
-  /// from (see the README's delivery rules).
+  /// from (see the README's delivery rules). Deliveries keep the order of
+  /// the changes, and none starts once the subscription is cancelled.
   public func onChange(
     isolation: isolated (any Actor)? = #isolation, _ handler: @escaping (Value) -> Void
   ) {
@@ -26,17 +27,17 @@ extension GraphNode {
     _ handler: @escaping (Value) -> Void
   ) {
     let scope = TrackingScope.required("onChange")
-    let delivery = Delivery(isolation)
+    nonisolated(unsafe) let handler = handler  // runs with `isolation` only (DeliveryQueue)
+    let deliveries = DeliveryQueue<Value>(Delivery(isolation)) { handler($0) }
     let last = LastValue<Value>()
+    scope.add(deliveries)
     scope.add(
       GraphEffect(name: "onChange(\(graphName))") {
         let value = self.wrappedValue
         guard last.update(value, filter) else { return }
         sg_untracked_begin()
         defer { sg_untracked_end() }
-        if delivery.isCurrent { return handler(value) }  // the common case: no closure
-        nonisolated(unsafe) let handler = handler
-        delivery.hop { handler(value) }
+        deliveries.submit(value)
       })
   }
 }

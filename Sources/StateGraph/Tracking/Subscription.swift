@@ -2,44 +2,69 @@
   @_exported import Combine
 #endif
 
+/// Something a ``TrackingScope`` owns and stops: an effect, a handler's
+/// ``DeliveryQueue``, a tracking group, a nested scope.
+protocol TrackingMember: AnyObject, Sendable {
+  /// Stops it: once this returns, none of its handlers starts a new run.
+  /// Appends the members whose runs already in progress a waiting cancel
+  /// must wait for.
+  func cancel(_ inProgress: inout [any TrackingMember])
+  /// Returns once no run is in progress (call after `cancel`).
+  func waitUntilIdle() async
+}
+
+extension TrackingMember {
+  func cancel() {
+    var inProgress: [any TrackingMember] = []
+    cancel(&inProgress)
+  }
+
+  func waitUntilIdle() async {}
+}
+
 /// Owns effects registered by `onChange`, tracking groups and the like, and
 /// stops them all when cancelled or released.
-final class TrackingScope: @unchecked Sendable {
+final class TrackingScope: TrackingMember, @unchecked Sendable {
   private let lock = ValueLock()
-  private var effects: [GraphEffect] = []
-  private var children: [TrackingScope] = []
-  private var isCancelled = false
+  @exclusivity(unchecked) private var members: [any TrackingMember] = []
+  @exclusivity(unchecked) private var isCancelled = false
 
   deinit { cancel() }
 
-  func add(_ effect: GraphEffect) {
-    lock.lock()
+  func add(_ member: any TrackingMember) {
+    lock.lock()  // the list only; a member cancelled here is cancelled outside
     let cancelled = isCancelled
-    if !cancelled { effects.append(effect) }
+    if !cancelled { members.append(member) }
     lock.unlock()
-    if cancelled { effect.cancel() }
+    if cancelled { member.cancel() }
   }
 
-  func add(_ child: TrackingScope) {
-    lock.lock()
-    let cancelled = isCancelled
-    if !cancelled { children.append(child) }
-    lock.unlock()
-    if cancelled { child.cancel() }
+  func cancel(_ inProgress: inout [any TrackingMember]) {
+    cancel(permanently: true, &inProgress)
   }
 
   /// Stops everything registered so far; the scope stays usable only when
   /// `permanently` is false (a tracking group clears its children each run).
-  func cancel(permanently: Bool = true) {
-    lock.lock()
+  func cancel(permanently: Bool, _ inProgress: inout [any TrackingMember]) {
+    lock.lock()  // the list only: cancelling members runs deinits, so outside
     if permanently { isCancelled = true }
-    let (effects, children) = (self.effects, self.children)
-    self.effects = []
-    self.children = []
+    let members = self.members
+    self.members = []
     lock.unlock()
-    // Outside the lock: destroying effects may run user code (deinit).
-    for effect in effects { effect.cancel() }
-    for child in children { child.cancel() }
+    for member in members { member.cancel(&inProgress) }
+  }
+
+  func cancel(permanently: Bool) {
+    var inProgress: [any TrackingMember] = []
+    cancel(permanently: permanently, &inProgress)
+  }
+
+  /// Stops everything, then waits until no handler run that had started
+  /// before is still going.
+  func cancelAndWait() async {
+    var inProgress: [any TrackingMember] = []
+    cancel(&inProgress)
+    for member in inProgress { await member.waitUntilIdle() }
   }
 
   /// Runs `body` with this scope as the place registrations go.
@@ -57,6 +82,11 @@ final class TrackingScope: @unchecked Sendable {
 #if canImport(Combine)
   /// What ``withGraphTracking(_:)`` returns. On Apple platforms this is
   /// Combine's `AnyCancellable`, so both names accept it.
+  ///
+  /// `cancel()` (or releasing it) stops every handler at once: no handler
+  /// run starts after it returns. It does not wait for a run already in
+  /// progress on another thread or actor; `StateGraphSubscription` on other
+  /// platforms offers `cancelAndWait()` for that.
   public typealias StateGraphSubscription = AnyCancellable
 
   extension TrackingScope {
@@ -73,8 +103,26 @@ final class TrackingScope: @unchecked Sendable {
 
     deinit { scope.cancel() }
 
-    /// Stops every handler this subscription owns. Idempotent.
+    /// Stops every handler this subscription owns. Idempotent, callable from
+    /// any thread and from inside a handler.
+    ///
+    /// Once it returns, no run of these handlers starts, including
+    /// deliveries already on their way to an actor. It does not wait for a
+    /// run already in progress on another thread or actor (waiting there
+    /// could deadlock, for example with a handler that waits for the
+    /// canceller's thread); use ``cancelAndWait()`` for that.
     public func cancel() { scope.cancel() }
+
+    /// Stops every handler, like ``cancel()``, then returns once no run of
+    /// them is in progress anywhere. It suspends rather than blocks, so it
+    /// cannot deadlock with a handler waiting for the caller's thread; from a
+    /// task started inside a handler it returns after that run has returned.
+    ///
+    /// ```swift
+    /// await subscription.cancelAndWait()
+    /// // no handler of `subscription` runs now, nor will again
+    /// ```
+    public func cancelAndWait() async { await scope.cancelAndWait() }
 
     /// Keeps the subscription in a set, Combine style.
     public func store(in set: inout Set<StateGraphSubscription>) { set.insert(self) }

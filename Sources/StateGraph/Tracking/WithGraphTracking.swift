@@ -23,7 +23,10 @@ public func withGraphTracking(_ body: () throws -> Void) rethrows -> StateGraphS
 /// they are torn down and created afresh each time it runs again.
 ///
 /// Must be called inside ``withGraphTracking(_:)``. `body` keeps the caller's
-/// actor isolation (see the README's delivery rules).
+/// actor isolation (see the README's delivery rules): it runs again at once
+/// when the write happens on that actor (or the group has none), else on the
+/// actor later, once for any number of writes meanwhile. Each run first
+/// cancels everything the previous run registered.
 ///
 /// ```swift
 /// withGraphTracking {
@@ -36,7 +39,10 @@ public func withGraphTracking(_ body: () throws -> Void) rethrows -> StateGraphS
 public func withGraphTrackingGroup(
   isolation: isolated (any Actor)? = #isolation, _ body: @escaping () -> Void
 ) {
-  TrackingGroup.start(in: TrackingScope.required("withGraphTrackingGroup"), Delivery(isolation), body)
+  let scope = TrackingScope.required("withGraphTrackingGroup")
+  let group = TrackingGroup(Delivery(isolation), body)
+  scope.add(group)
+  group.start()
 }
 
 /// Tracks `projection` like a computed value and calls `onChange` with its
@@ -52,43 +58,16 @@ public func withGraphTrackingMap<Value: Equatable>(
   onChange: @escaping (Value) -> Void
 ) {
   let scope = TrackingScope.required("withGraphTrackingMap")
-  let delivery = Delivery(isolation)
+  nonisolated(unsafe) let onChange = onChange  // runs with `isolation` only (DeliveryQueue)
+  let deliveries = DeliveryQueue<Value>(Delivery(isolation)) { onChange($0) }
   let last = LastValue<Value>()
+  scope.add(deliveries)
   scope.add(
     GraphEffect(name: "withGraphTrackingMap") {
       let value = projection()
       guard last.update(value, .distinct) else { return }
       sg_untracked_begin()
       defer { sg_untracked_end() }
-      nonisolated(unsafe) let onChange = onChange
-      delivery { onChange(value) }
+      deliveries.submit(value)
     })
-}
-
-/// One `withGraphTrackingGroup`: an effect running the body with a child
-/// scope that is emptied before each run. When a run is due on a thread that
-/// is not the body's actor, the effect retires and a new one starts on the
-/// actor, so the body's reads are always tracked where it runs.
-enum TrackingGroup {
-  static func start(in parent: TrackingScope, _ delivery: Delivery, _ body: @escaping () -> Void) {
-    let children = TrackingScope()
-    parent.add(children)
-    // Plain flags: the effect's runs never overlap (the core claims it).
-    var isFirstRun = true
-    var isRetired = false
-    nonisolated(unsafe) var effect: GraphEffect?
-    effect = GraphEffect(name: "withGraphTrackingGroup") {
-      defer { isFirstRun = false }
-      guard isFirstRun || delivery.isCurrent else {
-        guard !isRetired else { return }
-        isRetired = true
-        effect?.cancel()
-        delivery.hop { start(in: parent, delivery, body) }
-        return
-      }
-      children.cancel(permanently: false)
-      children.activate(body)
-    }
-    parent.add(effect!)
-  }
 }

@@ -1,0 +1,156 @@
+/// One handler's deliveries: a FIFO of elements run one at a time, in order,
+/// with the handler's isolation, and never after ``cancel(_:)`` returned.
+///
+/// The protocol (every field below is read and written under `lock` only):
+///
+/// - `pending`: elements not yet taken, oldest first. Anyone appends; only
+///   the runner takes, the whole buffer at once (so a run element is released
+///   outside the lock), and runs its elements in order before taking again.
+/// - `isRunning`: one runner owns the queue. It is set by whoever starts
+///   running: a submitter already on the handler's actor (inline, the common
+///   case) or the drain task hopped to the actor. Only the runner clears it,
+///   and only in the same critical section in which it finds the queue empty
+///   or cancelled, so an element appended meanwhile is always either seen by
+///   the runner or finds the flag clear and starts a runner itself.
+/// - `isScheduled`: a drain task was sent to the actor and has not started;
+///   at most one is in flight, so hops never pile up nor overtake each other.
+/// - `isCancelled`: set once, never cleared. The runner checks it under the
+///   lock right before each run, so once `cancel` has returned no element
+///   starts running; a run already started finishes.
+/// - `idleWaiters`: resumed by the runner when it clears `isRunning`.
+///
+/// A submitter that finds `isRunning` set only appends: either another thread
+/// runs the queue on the actor, or the runner is up this thread's stack (a
+/// handler that wrote to the graph), which then runs the element after the
+/// current one, never recursively.
+final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
+  private let lock = ValueLock()
+  @exclusivity(unchecked) private var pending: [Element] = []
+  @exclusivity(unchecked) private var isRunning = false
+  @exclusivity(unchecked) private var isScheduled = false
+  @exclusivity(unchecked) private var isCancelled = false
+  @exclusivity(unchecked) private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+  private let delivery: Delivery
+  private let run: (Element) -> Void
+
+  init(_ delivery: Delivery, run: @escaping (Element) -> Void) {
+    self.delivery = delivery
+    self.run = run
+  }
+
+  /// Runs `element` now when this thread has the handler's isolation and
+  /// nothing is queued before it; else queues it for the actor.
+  func submit(_ element: Element) {
+    let isOnActor = delivery.isCurrent
+    lock.lock()  // no user code inside: flags and the buffer only
+    if isCancelled {
+      lock.unlock()
+      return
+    }
+    if isOnActor, !isRunning, pending.isEmpty {
+      isRunning = true
+      lock.unlock()
+      run(element)
+      drain()
+      return
+    }
+    pending.append(element)
+    if isRunning {
+      lock.unlock()
+      return
+    }
+    if isOnActor {
+      isRunning = true
+      lock.unlock()
+      drain()
+      return
+    }
+    let schedules = !isScheduled
+    isScheduled = true
+    lock.unlock()
+    if schedules { delivery.hop { self.drainOnActor() } }
+  }
+
+  /// Runs `body` as this queue's next run when this thread has the handler's
+  /// isolation and the queue is idle; returns false, running nothing, when
+  /// it has not or is not. A cancelled queue runs nothing and returns true.
+  func runNow(_ body: () -> Void) -> Bool {
+    guard delivery.isCurrent else { return false }
+    lock.lock()  // flags only
+    if isCancelled {
+      lock.unlock()
+      return true
+    }
+    if isRunning || !pending.isEmpty {
+      lock.unlock()
+      return false
+    }
+    isRunning = true
+    lock.unlock()
+    body()
+    drain()
+    return true
+  }
+
+  /// The hopped task, on the actor.
+  private func drainOnActor() {
+    lock.lock()  // flags only
+    isScheduled = false
+    if isRunning {  // a runner on the actor took over meanwhile
+      lock.unlock()
+      return
+    }
+    isRunning = true
+    lock.unlock()
+    drain()
+  }
+
+  /// The runner's loop: takes what is queued, runs it in order, and again
+  /// until nothing is left (or the queue is cancelled).
+  private func drain() {
+    while true {
+      lock.lock()  // takes the buffer; the runs happen outside
+      if isCancelled || pending.isEmpty {
+        isRunning = false
+        let waiters = idleWaiters
+        idleWaiters = []
+        lock.unlock()
+        for waiter in waiters { waiter.resume() }
+        return
+      }
+      let batch = pending
+      pending = []
+      lock.unlock()
+      for element in batch {
+        lock.lock()  // the cancel check right before the run
+        let isCancelled = isCancelled
+        lock.unlock()
+        if isCancelled { break }
+        run(element)
+      }
+    }
+  }
+
+  func cancel(_ inProgress: inout [any TrackingMember]) {
+    lock.lock()  // flags and the buffer only
+    isCancelled = true
+    let dropped = pending
+    pending = []
+    lock.unlock()
+    _ = dropped  // released outside the lock: a deinit may run user code
+    inProgress.append(self)
+  }
+
+  func waitUntilIdle() async {
+    await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+      lock.lock()  // registers the waiter; the runner resumes it outside the lock
+      if !isRunning {
+        lock.unlock()
+        waiter.resume()
+        return
+      }
+      idleWaiters.append(waiter)
+      lock.unlock()
+    }
+  }
+}

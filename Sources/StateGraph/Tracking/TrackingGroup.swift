@@ -1,0 +1,81 @@
+/// One `withGraphTrackingGroup`: the body runs in an effect, so its reads are
+/// tracked, with a child scope that each run empties first.
+///
+/// The body must run with its isolation. When a change reaches the effect on
+/// a thread that is already there (or the group has no isolation), the body
+/// runs again inside the effect. Otherwise the effect retires (it never runs
+/// the body again), the previous run's children are cancelled, and a restart
+/// is queued for the actor: a fresh effect whose first run, on the actor,
+/// runs the body and tracks what it reads. A retired effect triggers nothing,
+/// so restarts never pile up: one waits at a time, and its run sees every
+/// write before it.
+///
+/// Body runs and restarts go through one ``DeliveryQueue``: in order, one at
+/// a time, none after `cancel`. The installed effect is replaced (and the
+/// previous one destroyed) by each restart.
+final class TrackingGroup: TrackingMember, @unchecked Sendable {
+  private let body: () -> Void
+  private let children = TrackingScope()
+  private var runs: DeliveryQueue<Void>!  // set once in init
+  private let lock = ValueLock()
+  @exclusivity(unchecked) private var effect: GraphEffect?  // guarded by `lock`
+  @exclusivity(unchecked) private var isCancelled = false  // guarded by `lock`
+
+  init(_ delivery: Delivery, _ body: @escaping () -> Void) {
+    self.body = body
+    // Weak: the queue's drain task may outlive a cancelled group.
+    runs = DeliveryQueue(delivery) { [weak self] _ in self?.restart() }
+  }
+
+  /// The first run: now when the caller has the body's isolation (always,
+  /// through `#isolation`), else on the actor.
+  func start() {
+    if !runs.runNow({ restart() }) { runs.submit(()) }
+  }
+
+  /// Creates a fresh effect, whose first run runs the body here, and
+  /// installs it in place of the previous one.
+  private func restart() {
+    let fresh = makeEffect()
+    lock.lock()  // swaps the installed effect; destroying one happens outside
+    let cancelled = isCancelled
+    let previous = effect
+    effect = cancelled ? nil : fresh
+    lock.unlock()
+    previous?.cancel()
+    if cancelled { fresh.cancel() }
+  }
+
+  private func makeEffect() -> GraphEffect {
+    // Plain flags: the effect's runs never overlap (the core claims it).
+    nonisolated(unsafe) var isFirstRun = true
+    nonisolated(unsafe) var isRetired = false
+    return GraphEffect(name: "withGraphTrackingGroup") { [weak self] in
+      guard let self, !isRetired else { return }
+      if isFirstRun {  // inside `restart`: already a run of `runs`, with the isolation
+        isFirstRun = false
+        return self.runBody()
+      }
+      if self.runs.runNow({ self.runBody() }) { return }
+      isRetired = true
+      self.children.cancel(permanently: false)  // stale: the next run makes its own
+      self.runs.submit(())
+    }
+  }
+
+  private func runBody() {
+    children.cancel(permanently: false)
+    children.activate(body)
+  }
+
+  func cancel(_ inProgress: inout [any TrackingMember]) {
+    lock.lock()  // the flag and the installed effect; both are stopped outside
+    isCancelled = true
+    let effect = self.effect
+    self.effect = nil
+    lock.unlock()
+    runs.cancel(&inProgress)
+    effect?.cancel()
+    children.cancel(&inProgress)
+  }
+}
