@@ -26,6 +26,7 @@ import StateGraphCore
 /// (a computation that reads itself, directly or not) stops the program with
 /// a message naming the nodes and where they were created.
 public final class Computed<Value>: @unchecked Sendable {
+  /// What a computation receives: ``GraphContext``.
   public typealias Context = GraphContext
 
   /// The node's debug name (the property name for macro-made nodes).

@@ -23,7 +23,7 @@ public func withGraphTracking(_ body: () throws -> Void) rethrows -> StateGraphS
 /// they are torn down and created afresh each time it runs again.
 ///
 /// Must be called inside ``withGraphTracking(_:)``. `body` keeps the caller's
-/// actor isolation (see the README's delivery rules).
+/// actor isolation (see <doc:ThreadsAndObserverOrder>).
 ///
 /// ```swift
 /// withGraphTracking {
