@@ -237,7 +237,8 @@ docs: deps python3
 	done
 	"$(DOCC)" merge $(foreach m,$(DOC_MODULES),$(DOCS)/$(m).doccarchive) --output-path $(DOCS)/site \
 	  --synthesized-landing-page-name StateGraph > $(DOCS)/merge.log 2>&1 || { cat $(DOCS)/merge.log; exit 1; }
-	@echo "docs: $$(find $(DOCS)/site/data/documentation -name '*.json' | wc -l) pages, 0 warnings, in $(DOCS)/site" \
+	@echo "docs: $$(find $(DOCS)/site/data/documentation -name '*.json' | wc -l) pages," \
+	  "$$(cat $(DOCS)/*.log | grep -c '^warning') warnings, in $(DOCS)/site" \
 	  "(python3 -m http.server -d $(DOCS)/site, then open http://localhost:8000/documentation/)"
 
 test-docs: docs
