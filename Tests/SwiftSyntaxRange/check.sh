@@ -42,7 +42,22 @@ run_macro_tests_at() {  # version, scratch folder
   local got
   got=$(resolved_version "$copy")
   [ "$got" = "$version" ] || { echo "error: resolved swift-syntax $got, wanted $version" >&2; exit 1; }
-  (cd "$copy" && "$SWIFT" test --scratch-path "../build" --filter StateGraphMacrosTests)
+  # Plugins linked against swift-syntax before 603 print "Internal Error:
+  # DecodingError.dataCorrupted ... Corrupted JSON" when the Swift 6.3 compiler talks to
+  # them (the plugin restarts and the build goes on; see the Makefile's `demo` note).
+  # Those lines are counted and left out, so that anything else stays visible.
+  local log status known
+  log=$(mktemp)
+  set +e
+  (cd "$copy" && "$SWIFT" test --scratch-path "../build" --filter StateGraphMacrosTests) 2>&1 |
+    tee "$log" | grep -v '^Internal Error: DecodingError.dataCorrupted'
+  status=${PIPESTATUS[0]}
+  set -e
+  known=$(grep -c '^Internal Error: DecodingError.dataCorrupted' "$log" || true)
+  rm -f "$log"
+  [ "$known" = 0 ] ||
+    echo "($known 'Internal Error: DecodingError.dataCorrupted' lines from the swift-syntax $version plugin left out)"
+  return "$status"
 }
 
 start=$(date +%s)
