@@ -227,22 +227,23 @@ python3:
 # site with a landing page listing the three.
 docs: deps python3
 	python3 docs/check-doc-snippets.py
-	$(SWIFT) package dump-symbol-graph --emit-extension-block-symbols | tail -1
-	python3 docs/check-doc-coverage.py "$$($(SWIFT) build --show-bin-path)/../symbolgraph" $(DOC_MODULES)
 	rm -rf $(DOCS) && mkdir -p $(DOCS)
+	$(SWIFT) package dump-symbol-graph --emit-extension-block-symbols > $(DOCS)/symbolgraph.log 2>&1 || \
+	  { cat $(DOCS)/symbolgraph.log; exit 1; }
+	python3 docs/check-doc-coverage.py "$$($(SWIFT) build --show-bin-path)/../symbolgraph" $(DOC_MODULES)
 	set -e; symbols="$$($(SWIFT) build --show-bin-path)/../symbolgraph"; for module in $(DOC_MODULES); do \
 	  mkdir -p $(DOCS)/symbols/$$module; \
 	  cp "$$symbols/$$module.symbols.json" $$(ls "$$symbols"/$$module@*.symbols.json 2>/dev/null) $(DOCS)/symbols/$$module/; \
 	  "$(DOCC)" convert Sources/$$module/$$module.docc --additional-symbol-graph-dir $(DOCS)/symbols/$$module \
 	    --output-path $(DOCS)/$$module.doccarchive --fallback-display-name $$module \
 	    --fallback-bundle-identifier org.stategraph.$$module --transform-for-static-hosting --warnings-as-errors \
-	    > $(DOCS)/$$module.log 2>&1 || { cat $(DOCS)/$$module.log; exit 1; }; \
-	  if grep -q '^warning' $(DOCS)/$$module.log; then cat $(DOCS)/$$module.log; exit 1; fi; \
+	    > $(DOCS)/$$module.doccarchive.log 2>&1 || { cat $(DOCS)/$$module.doccarchive.log; exit 1; }; \
+	  if grep -q '^warning' $(DOCS)/$$module.doccarchive.log; then cat $(DOCS)/$$module.doccarchive.log; exit 1; fi; \
 	done
 	"$(DOCC)" merge $(foreach m,$(DOC_MODULES),$(DOCS)/$(m).doccarchive) --output-path $(DOCS)/site \
 	  --synthesized-landing-page-name StateGraph > $(DOCS)/merge.log 2>&1 || { cat $(DOCS)/merge.log; exit 1; }
 	@echo "docs: $$(find $(DOCS)/site/data/documentation -name '*.json' | wc -l) pages," \
-	  "$$(cat $(DOCS)/*.log | grep -c '^warning') warnings, in $(DOCS)/site" \
+	  "$$(cat $(DOCS)/*.doccarchive.log $(DOCS)/merge.log | grep -c '^warning') warnings, in $(DOCS)/site" \
 	  "(python3 -m http.server -d $(DOCS)/site, then open http://localhost:8000/documentation/)"
 
 test-docs: docs
