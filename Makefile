@@ -2,6 +2,7 @@
 #
 #   make            C core (static + shared library) and the Swift package
 #   make demo       run the demo
+#   make docs       DocC documentation of the library products (build/docs/site)
 #   make test       C tests (plain, ASan+UBSan, valgrind), examples, Swift tests, TSan stress
 #   make bench      benchmark runner (release build)
 #   make install PREFIX=/usr/local   library, header and stategraph.pc
@@ -67,12 +68,22 @@ test-bench: deps
 
 # The demo draws its graph with Graphviz `dot` when it can: install it when
 # missing, but a failed install only means the demo writes the .dot alone.
+#
+# A debug build: the demo prints the same, and a first build skips the optimiser's pass
+# over swift-syntax (the macro plugin's dependency), most of a release build's time.
+# (The "Internal Error: DecodingError.dataCorrupted ... Corrupted JSON" lines a build once
+# printed came from the macro plugin when it was linked against swift-syntax 602.0.0: that
+# release cannot read a message the Swift 6.3 compiler sends it, so the plugin exits and the
+# compiler starts it again. A fresh clone now resolves 603.0.1, which prints nothing.)
 demo: deps
 	@command -v dot >/dev/null || { \
 	  echo "installing graphviz (optional: the demo renders its graph with it)"; \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz; } \
 	    >/dev/null 2>&1 || echo "graphviz not installed: the demo will write the DOT file only"; }
-	$(SWIFT) run -c release StateGraphDemo
+	@echo "building the demo (debug; a first build compiles swift-syntax for the macros: 2-3 minutes)"
+	$(SWIFT) build --product StateGraphDemo
+	@echo "running the demo"
+	@"$$($(SWIFT) build --show-bin-path)/StateGraphDemo"
 
 # ---------------------------------------------------------------- tests
 
@@ -125,7 +136,7 @@ test-swift: deps
 test-tsan: deps
 	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread --filter Stress
 
-test: test-c test-c-asan test-c-valgrind test-c-tsan test-interleave test-examples test-install test-swift test-leaks test-tsan test-bench test-fuzz
+test: test-c test-c-asan test-c-valgrind test-c-tsan test-interleave test-examples test-install test-swift test-docs test-consumer test-swift-syntax-range test-leaks test-tsan test-bench test-fuzz
 
 # ---------------------------------------------------------------- reliability
 #
@@ -211,6 +222,58 @@ test-examples: examples
 # (shared and static), run it, make uninstall, and check nothing is left.
 test-install: core
 	MAKE="$(MAKE)" Tests/CoreTests/install/test-install.sh
+
+# ---------------------------------------------------------------- documentation, consumer
+#
+#   make docs                     DocC site of the three library products in build/docs/site
+#                                 (fails on any DocC warning, an undocumented public symbol,
+#                                 or an article code block that no test compiles)
+#   make test-consumer            examples/consumer, a package using ours as an app does
+#   make test-swift-syntax-range  macro tests on the lowest and highest swift-syntax allowed
+
+DOCC        ?= $(shell command -v docc 2>/dev/null || echo "$$(dirname "$$(readlink -f "$$(command -v $(SWIFT))")")/docc")
+DOC_MODULES := StateGraph StateGraphNormalization TypedIdentifier
+DOCS        := $(BUILD)/docs
+
+.PHONY: docs test-docs test-consumer test-swift-syntax-range python3
+
+python3:
+	@command -v python3 >/dev/null || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 >/dev/null; }
+
+# Symbol graphs come from the debug build (`make test` has just made it). Each module is
+# converted on its own with --warnings-as-errors, then the archives are merged into one
+# site with a landing page listing the three.
+docs: deps python3
+	python3 docs/check-doc-snippets.py
+	rm -rf $(DOCS) && mkdir -p $(DOCS)
+	$(SWIFT) package dump-symbol-graph --emit-extension-block-symbols > $(DOCS)/symbolgraph.log 2>&1 || \
+	  { cat $(DOCS)/symbolgraph.log; exit 1; }
+	python3 docs/check-doc-coverage.py "$$($(SWIFT) build --show-bin-path)/../symbolgraph" $(DOC_MODULES)
+	set -e; symbols="$$($(SWIFT) build --show-bin-path)/../symbolgraph"; for module in $(DOC_MODULES); do \
+	  mkdir -p $(DOCS)/symbols/$$module; \
+	  cp "$$symbols/$$module.symbols.json" $$(ls "$$symbols"/$$module@*.symbols.json 2>/dev/null) $(DOCS)/symbols/$$module/; \
+	  "$(DOCC)" convert Sources/$$module/$$module.docc --additional-symbol-graph-dir $(DOCS)/symbols/$$module \
+	    --output-path $(DOCS)/$$module.doccarchive --fallback-display-name $$module \
+	    --fallback-bundle-identifier org.stategraph.$$module --transform-for-static-hosting --warnings-as-errors \
+	    > $(DOCS)/$$module.doccarchive.log 2>&1 || { cat $(DOCS)/$$module.doccarchive.log; exit 1; }; \
+	  if grep -q '^warning' $(DOCS)/$$module.doccarchive.log; then cat $(DOCS)/$$module.doccarchive.log; exit 1; fi; \
+	done
+	"$(DOCC)" merge $(foreach m,$(DOC_MODULES),$(DOCS)/$(m).doccarchive) --output-path $(DOCS)/site \
+	  --synthesized-landing-page-name StateGraph > $(DOCS)/merge.log 2>&1 || { cat $(DOCS)/merge.log; exit 1; }
+	@echo "docs: $$(find $(DOCS)/site/data/documentation -name '*.json' | wc -l) pages," \
+	  "$$(cat $(DOCS)/*.doccarchive.log $(DOCS)/merge.log | grep -c '^warning') warnings, in $(DOCS)/site" \
+	  "(python3 -m http.server -d $(DOCS)/site, then open http://localhost:8000/documentation/)"
+
+test-docs: docs
+
+# The consumer depends on this checkout by path and pins swift-syntax to a release other
+# than the one the main build resolves; its output must match expected-output.txt.
+test-consumer: deps
+	SWIFT="$(SWIFT)" examples/consumer/check.sh
+
+test-swift-syntax-range: deps
+	SWIFT="$(SWIFT)" Tests/SwiftSyntaxRange/check.sh
 
 # ---------------------------------------------------------------- install
 

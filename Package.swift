@@ -12,7 +12,12 @@ let package = Package(
     .executable(name: "StateGraphDemo", targets: ["StateGraphDemo"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/swiftlang/swift-syntax", exact: "602.0.0"),
+    // A range, as macro libraries declare it, so that an app depending on another macro
+    // package resolves one swift-syntax for both. `make test` runs the macro tests on the
+    // lowest and the highest release of it (Tests/SwiftSyntaxRange/check.sh).
+    .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0"),
+    // Used by a test target only: SwiftPM does not resolve it for packages that depend on
+    // this one (examples/consumer's Package.resolved does not list it).
     .package(url: "https://github.com/pointfreeco/swift-macro-testing", exact: "0.7.0"),
   ],
   targets: [
@@ -44,6 +49,10 @@ let package = Package(
     .testTarget(name: "StateGraphTests", dependencies: ["StateGraph"]),
     .testTarget(
       name: "SeedSamplesTests", dependencies: ["StateGraphNormalization"],
+      swiftSettings: [.swiftLanguageMode(.v5)]),
+    // The code of the DocC articles, kept compiling and checked (see its Support.swift).
+    .testTarget(
+      name: "DocArticleTests", dependencies: ["StateGraphNormalization"],
       swiftSettings: [.swiftLanguageMode(.v5)]),
     .testTarget(
       name: "StateGraphMacrosTests",

@@ -8,7 +8,7 @@ extension EntityStore {
   /// store.users[userID] = nil  // deleted
   /// ```
   ///
-  /// Reading is tracked like ``get(by:)``. A new value's ``TypedIdentifiable/typedID``
+  /// Reading is tracked like ``get(by:)``. A new value's `typedID`
   /// must be `id`.
   ///
   /// - Complexity: O(1) on average.

@@ -34,7 +34,7 @@ extension EntityStore {
   }
 
   /// Replaces the entity that has `entity`'s ID. Does nothing when the store
-  /// has no such entity: use ``add(_:)`` to add or replace.
+  /// has no such entity: use ``add(_:)-(Entity)`` to add or replace.
   ///
   /// ```swift
   /// store.users.update(renamedAlice)

@@ -18,13 +18,13 @@ import StateGraph
 ///
 /// ## Reactivity
 ///
-/// Every read is tracked, so a ``Computed`` (or a tracking closure) that reads
+/// Every read is tracked, so a `Computed` (or a tracking closure) that reads
 /// the store depends on exactly what it read:
 ///
 /// - ``get(by:)``, ``contains(_:)`` and the subscript depend on that one ID:
 ///   the reader runs again when that ID is added, replaced, modified or
 ///   deleted, and not when any other ID changes. This holds for IDs that are
-///   absent too, so a later ``add(_:)`` is seen.
+///   absent too, so a later ``add(_:)-(Entity)`` is seen.
 /// - ``count`` and ``isEmpty`` depend on membership: they run again when an
 ///   entity joins or leaves.
 /// - ``getAll()`` and ``filter(_:)`` depend on membership and on every entity
@@ -88,8 +88,8 @@ import StateGraph
 /// since such a node was left: a handful of calls later, memory is back to
 /// what the stored entities need.
 ///
-/// - Complexity: ``get(by:)``, ``contains(_:)``, ``add(_:)``, ``update(_:)``,
-///   ``modify(_:_:)``, ``delete(_:)`` and the subscript are O(1) on average;
+/// - Complexity: ``get(by:)``, ``contains(_:)``, ``add(_:)-(Entity)``, ``update(_:)``,
+///   ``modify(_:_:)``, ``delete(_:)->Entity?`` and the subscript are O(1) on average;
 ///   ``getAll()`` and ``filter(_:)`` are O(*n*) in the number of entities.
 public final class EntityStore<Entity: TypedIdentifiable> {
   // Lock order: `writerLock`, then `stateLock`, then the nodes' own locks.

@@ -45,13 +45,16 @@ public struct GraphSnapshot: Sendable, CustomStringConvertible {
   public struct Node: Sendable, Hashable, Identifiable {
     /// Unique in the process, never reused; in creation order.
     public let id: UInt64
+    /// Stored, computed or effect (an observer).
     public let kind: Kind
     /// Its debug name: `name:` at creation, the property name for macro-made
     /// stored nodes, `Type.property` after ``nameGraphNodes(of:)``; "" when none.
     public let name: String
     /// Where it was created.
     public let file: String
+    /// The line of ``file``.
     public let line: Int
+    /// Clean, check (maybe dirty) or dirty when the snapshot was taken.
     public let state: State
     /// `String(describing:)` of its value; nil for effects, for computed
     /// nodes that never ran, and for nodes that another thread was creating
@@ -68,9 +71,12 @@ public struct GraphSnapshot: Sendable, CustomStringConvertible {
 
   /// An edge: `target`'s last run read `source`.
   public struct Edge: Sendable, Hashable {
+    /// The id of the node that was read.
     public let source: UInt64
+    /// The id of the node whose run read it.
     public let target: UInt64
 
+    /// An edge from `source` (read) to `target` (reader).
     public init(source: UInt64, target: UInt64) {
       self.source = source
       self.target = target

@@ -67,14 +67,19 @@ public struct GraphTrace: Sendable, CustomStringConvertible {
 
   /// One event; its children follow it, one ``depth`` deeper.
   public struct Event: Sendable, Hashable {
+    /// What happened to the node.
     public let kind: EventKind
     /// 0 for a root (the start of a chain).
     public let depth: Int
     /// The node's id (see ``GraphSnapshot/Node/id``); 0 for ``EventKind/batchEnd``.
     public let nodeID: UInt64
+    /// Stored, computed or effect.
     public let nodeKind: GraphSnapshot.Kind
+    /// The node's debug name (see ``GraphSnapshot/Node/name``).
     public let name: String
+    /// Where the node was created.
     public let file: String
+    /// The line of ``file``.
     public let line: Int
     /// For ``EventKind/mark``: the state it was given.
     public let state: GraphSnapshot.State?

@@ -28,6 +28,7 @@ import StateGraphCore
 /// `Sendable` when its `Value` is: a value that is not would cross threads
 /// with it.
 public final class Computed<Value> {
+  /// What a computation receives: ``GraphContext``.
   public typealias Context = GraphContext
 
   /// The node's debug name (the property name for macro-made nodes).

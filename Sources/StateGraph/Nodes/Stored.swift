@@ -56,6 +56,8 @@ public final class Stored<Value> {
   /// - Parameters:
   ///   - name: a debug name, shown in cycle reports and graph snapshots.
   ///   - wrappedValue: the initial value.
+  ///   - file: where the node is created, for cycle reports and snapshots.
+  ///   - line: the line of `file`.
   public convenience init(
     name: String? = nil, wrappedValue: Value, file: StaticString = #fileID, line: UInt = #line
   ) {

@@ -12,13 +12,21 @@ import Foundation
 /// PropertyListValue(propertyListObject: object) == value  // true
 /// ```
 public enum PropertyListValue: Hashable, Sendable {
+  /// A Boolean.
   case bool(Bool)
+  /// An integer.
   case integer(Int)
+  /// A floating-point number (`Float` values widen to it).
   case real(Double)
+  /// A string (also how `URL` values are kept).
   case string(String)
+  /// Raw bytes (also how JSON-encoded `Codable` values are kept).
   case data(Data)
+  /// A point in time.
   case date(Date)
+  /// An ordered list of property lists.
   case array([PropertyListValue])
+  /// Property lists under string keys.
   case dictionary([String: PropertyListValue])
 }
 

@@ -30,6 +30,7 @@ public struct StorageDiagnostic: Sendable, CustomStringConvertible {
     case saveFailed
   }
 
+  /// What went wrong.
   public let kind: Kind
   /// Where the value lives, as the backing describes itself: `UserDefaults key "theme"`.
   public let location: String

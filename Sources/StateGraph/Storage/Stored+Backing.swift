@@ -24,6 +24,8 @@ extension Stored where Value: Codable {
   ///   - name: a debug name, shown in cycle reports and graph snapshots.
   ///   - wrappedValue: the declared value, read while the place holds nothing.
   ///   - backing: where the value persists; `.memory` keeps it in memory only.
+  ///   - file: where the node is created, for cycle reports and snapshots.
+  ///   - line: the line of `file`.
   public convenience init(
     name: String? = nil, wrappedValue: Value, backed backing: GraphStorageBacking,
     file: StaticString = #fileID, line: UInt = #line

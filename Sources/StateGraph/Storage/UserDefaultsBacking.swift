@@ -19,8 +19,10 @@ import Foundation
 public struct UserDefaultsBacking: StorageBacking {
   /// The suite name; nil for `UserDefaults.standard`.
   public let suite: String?
+  /// The key within the suite.
   public let key: String
 
+  /// A key of `UserDefaults(suiteName: suite)`, or of `UserDefaults.standard` when `suite` is nil.
   public init(suite: String? = nil, key: String) {
     self.suite = suite
     self.key = key

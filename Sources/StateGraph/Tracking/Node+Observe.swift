@@ -7,7 +7,7 @@ extension GraphNode where Value: Sendable {
   /// ```
   public func observe() -> AsyncStream<Value> { observe(filter: .all) }
 
-  /// Like ``observe()``, yielding only what `filter` accepts.
+  /// Like `observe()`, yielding only what `filter` accepts.
   public func observe(filter: ChangeFilter<Value>) -> AsyncStream<Value> {
     AsyncStream { continuation in
       let subscription = withGraphTracking {

@@ -13,7 +13,7 @@ extension GraphNode {
   ///
   /// Runs after the write (or the outermost batch) that changed the value:
   /// synchronously on the writing thread, or on the actor it was registered
-  /// from (see the README's delivery rules). Deliveries keep the order of
+  /// from (see <doc:ThreadsAndObserverOrder>). Deliveries keep the order of
   /// the changes, and none starts once the subscription is cancelled.
   public func onChange(
     isolation: isolated (any Actor)? = #isolation, _ handler: @escaping (Value) -> Void
@@ -21,7 +21,7 @@ extension GraphNode {
     onChange(filter: .all, isolation: isolation, handler)
   }
 
-  /// Like ``onChange(isolation:_:)``, delivering only the values `filter` accepts.
+  /// Like `onChange(isolation:_:)`, delivering only the values `filter` accepts.
   public func onChange(
     filter: ChangeFilter<Value>, isolation: isolated (any Actor)? = #isolation,
     _ handler: @escaping (Value) -> Void
@@ -44,7 +44,7 @@ extension GraphNode {
 
 extension GraphNode where Value: Equatable {
   /// Calls `handler` with the current value now, then with each value
-  /// different from the last one delivered. See ``GraphNode/onChange(isolation:_:)``.
+  /// different from the last one delivered. See ``GraphNode/onChange(filter:isolation:_:)``.
   public func onChange(
     isolation: isolated (any Actor)? = #isolation, _ handler: @escaping (Value) -> Void
   ) {

@@ -23,9 +23,9 @@ public func withGraphTracking(_ body: () throws -> Void) rethrows -> StateGraphS
 /// they are torn down and created afresh each time it runs again.
 ///
 /// Must be called inside ``withGraphTracking(_:)``. `body` keeps the caller's
-/// actor isolation (see the README's delivery rules): it runs again at once
-/// when the write happens on that actor (or the group has none), else on the
-/// actor later, once for any number of writes meanwhile. Each run first
+/// actor isolation (see <doc:ThreadsAndObserverOrder>): it runs again at
+/// once when the write happens on that actor (or the group has none), else on
+/// the actor later, once for any number of writes meanwhile. Each run first
 /// cancels everything the previous run registered.
 ///
 /// ```swift

@@ -1,0 +1,45 @@
+// Keeps the code of the three catalogs' landing pages (StateGraph.md,
+// StateGraphNormalization.md, TypedIdentifier.md) compiling and checked.
+import StateGraphNormalization
+import Testing
+import TypedIdentifier
+
+final class CartModel {
+  @GraphStored var prices: [Double] = []
+  @GraphStored var taxRate: Double = 0.08
+  @GraphComputed var total: Double
+
+  init() {
+    self.$total = .init { [$prices, $taxRate] _ in
+      $prices.wrappedValue.reduce(0, +) * (1 + $taxRate.wrappedValue)
+    }
+  }
+}
+
+@Suite struct LandingPageArticleTests {
+  @Test func cart() {
+    let cart = CartModel()
+    cart.prices = [10, 15]
+    #expect(abs(cart.total - 27) < 1e-9)
+  }
+}
+
+/// The README's short tour, which uses the landing page's model.
+@Suite struct ReadmeTourTests {
+  @Test func tour() {
+    let lines = printedLines {
+      let cart = CartModel()
+      let subscription = withGraphTracking {
+        cart.$total.onChange { total in print("total: \(total)") }
+      }
+      withGraphBatch {
+        cart.prices.append(10)
+        cart.prices.append(15)
+      }
+      withExtendedLifetime(subscription) {}
+    }
+    #expect(lines.count == 2)
+    #expect(lines.first == "total: 0.0")
+    #expect(lines.last?.hasPrefix("total: 27.0") == true)
+  }
+}

@@ -1,0 +1,161 @@
+// Keeps the code of StateGraph.docc/ObservingChanges.md compiling and checked.
+import Foundation
+import Observation
+import StateGraph
+import Testing
+
+#if canImport(SwiftUI)
+  import SwiftUI
+#endif
+
+final class StockModel {
+  @GraphStored var stockLevel: Int = 10
+  @GraphStored var itemsInCart: Int = 0
+}
+
+func logChanges(of model: StockModel) async {
+  for await stock in model.$stockLevel.observe() {
+    print("stock: \(stock)")
+    if stock == 0 { break }
+  }
+}
+
+final class ProfileModel: GraphObject {
+  @GraphStored var name: String = ""
+  @GraphComputed var greeting: String
+
+  init() {
+    self.$greeting = .init { [$name] _ in
+      $name.wrappedValue.isEmpty ? "Hello!" : "Hello, \($name.wrappedValue)!"
+    }
+  }
+}
+
+#if canImport(SwiftUI)
+  struct ProfileView: View {
+    @Environment(ProfileModel.self) private var profile
+
+    var body: some View {
+      VStack {
+        Text(profile.greeting)
+        TextField("Name", text: profile.$name.binding)
+      }
+    }
+  }
+#endif
+
+@Suite struct ObservingChangesArticleTests {
+  @Test func handlers() {
+    let lines = printedLines {
+      let model = StockModel()
+      var subscriptions = Set<StateGraphSubscription>()
+      withGraphTracking {
+        Computed { _ in model.stockLevel > model.itemsInCart }
+          .onChange { isAvailable in
+            print(isAvailable ? "available" : "sold out")
+          }
+        model.$stockLevel.onChange { stock in
+          print("stock: \(stock)")
+        }
+      }
+      .store(in: &subscriptions)
+
+      model.itemsInCart = 1
+      model.stockLevel = 0
+      #expect(subscriptions.count == 1)
+    }
+    #expect(lines == ["available", "stock: 10", "stock: 0", "sold out"])
+  }
+
+  @Test func filter() {
+    let lines = printedLines {
+      let temperature = Stored(wrappedValue: 20.0)
+      let bigJumps = withGraphTracking {
+        temperature.onChange(filter: ChangeFilter { old, new in abs(new - old) >= 5 }) { value in
+          print("now \(value)")
+        }
+      }
+      temperature.wrappedValue = 22
+      temperature.wrappedValue = 26
+      withExtendedLifetime(bigJumps) {}
+    }
+    #expect(lines == ["now 20.0", "now 26.0"])
+  }
+
+  @Test func group() {
+    let lines = printedLines {
+      let counter = Stored(wrappedValue: 0)
+      let showsDetail = Stored(wrappedValue: false)
+      let detail = Stored(wrappedValue: "none")
+
+      let group = withGraphTracking {
+        withGraphTrackingGroup {
+          var line = "count \(counter.wrappedValue)"
+          if showsDetail.wrappedValue {
+            line += ", detail \(detail.wrappedValue)"
+          }
+          print(line)
+        }
+      }
+      detail.wrappedValue = "ignored while hidden"
+      showsDetail.wrappedValue = true
+      counter.wrappedValue = 1
+      withExtendedLifetime(group) {}
+    }
+    #expect(
+      lines == [
+        "count 0", "count 0, detail ignored while hidden", "count 1, detail ignored while hidden",
+      ])
+  }
+
+  @Test func map() {
+    let lines = printedLines {
+      let items = Stored(wrappedValue: ["apple"])
+      let badge = withGraphTracking {
+        withGraphTrackingMap({ items.wrappedValue.count }) { count in
+          print("badge: \(count)")
+        }
+      }
+      items.wrappedValue.append("pear")
+      items.wrappedValue[0] = "plum"
+      withExtendedLifetime(badge) {}
+    }
+    #expect(lines == ["badge: 1", "badge: 2"])
+  }
+
+  @Test func asyncSequence() async {
+    let model = StockModel()
+    let task = Task { await logChanges(of: model) }
+    try? await Task.sleep(nanoseconds: 50_000_000)
+    model.stockLevel = 3
+    model.stockLevel = 0
+    await task.value  // ends: the loop breaks at 0
+  }
+
+  @Test func observation() {
+    let lines = printedLines {
+      let tracked = StockModel()
+      withObservationTracking {
+        _ = tracked.stockLevel
+      } onChange: {
+        print("stock level will change")
+      }
+      tracked.stockLevel = 5
+      tracked.stockLevel = 6
+    }
+    #expect(lines == ["stock level will change"])
+  }
+
+  @Test func profileModelIsObservable() {
+    let profile = ProfileModel()
+    let fired = Counter()
+    withObservationTracking {
+      _ = profile.greeting
+    } onChange: {
+      fired.tick()
+    }
+    profile.name = "Ada"
+    #expect(fired.value == 1)
+    #expect(profile.greeting == "Hello, Ada!")
+  }
+}

@@ -1,0 +1,56 @@
+// Each file in this target keeps the code of one DocC article compiling and checks
+// that it does what the article says. `make docs` (docs/check-doc-snippets.py) fails
+// when a ```swift block of an article is not found, line for line, in the file the
+// article names, so an edit to either shows up.
+//
+// The snippets `print`; the `print` below shadows the standard library's inside this
+// module, so a test can collect what a snippet printed and compare it with the article.
+
+import Foundation
+
+final class PrintLog: @unchecked Sendable {
+  private let lock = NSLock()
+  private var lines: [String] = []
+
+  func append(_ line: String) { lock.withLock { lines.append(line) } }
+
+  /// Everything printed since the last call.
+  func take() -> [String] {
+    lock.withLock {
+      defer { lines = [] }
+      return lines
+    }
+  }
+
+  @TaskLocal static var current: PrintLog?
+}
+
+/// Records the line in the running test's log (handlers that run synchronously on the
+/// test's thread see its task-local log), then prints it as usual.
+func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+  let line = items.map { "\($0)" }.joined(separator: separator)
+  PrintLog.current?.append(line)
+  Swift.print(line, terminator: terminator)
+}
+
+/// Runs `body` and returns the lines it printed.
+func printedLines(_ body: () throws -> Void) rethrows -> [String] {
+  let log = PrintLog()
+  try PrintLog.$current.withValue(log) { try body() }
+  return log.take()
+}
+
+/// A fresh UserDefaults suite for one test, removed afterwards.
+func withScratchDefaults(_ body: (_ suite: String) throws -> Void) rethrows {
+  let suite = "StateGraphDocArticleTests.\(UUID().uuidString)"
+  defer { UserDefaults.standard.removePersistentDomain(forName: suite) }
+  try body(suite)
+}
+
+/// Counts runs of a closure, from any thread.
+final class Counter: @unchecked Sendable {
+  private var count = 0
+  private let lock = NSLock()
+  var value: Int { lock.withLock { count } }
+  func tick() { lock.withLock { count += 1 } }
+}
