@@ -78,9 +78,9 @@ int sg_effect_new(sg_graph *g, const sg_node_info *info, sg_callback run, void *
   int span = trace ? sg__trace_open(trace, SG_TRACE_CREATE, *out) : -1;
   rc = sg__refresh(t, *out);
   sg__unlock(g);
-  sg__flush_if_outermost(t);
+  int flushed = sg__flush_if_outermost(t);
   if (trace) sg__trace_close(trace, span);
-  return rc < 0 ? SG_ECALLBACK : SG_OK;
+  return rc < 0 ? SG_ECALLBACK : flushed;
 }
 
 int sg_node_destroy(sg_node *n) {

@@ -305,7 +305,8 @@ int sg_computed_new(sg_graph *graph, const sg_node_info *info,
  *   that write or sg_batch_end() then returns SG_ECYCLE and sg_last_cycle()
  *   names them. They stay stale until the next change reaches them.
  * Errors: as sg_computed_new; and SG_ECALLBACK when the first run failed —
- * then the effect exists all the same, *out is set and must be destroyed. */
+ * then the effect exists all the same, *out is set and must be destroyed;
+ * SG_ECYCLE (*out set) when the effects its first run set off looped. */
 int sg_effect_new(sg_graph *graph, const sg_node_info *info, sg_callback run,
                   void *context, sg_destroy destroy, sg_node **out);
 

@@ -33,9 +33,9 @@ public func withGraphBatch<R>(_ body: () throws -> R) rethrows -> R {
     if let parent {
       transaction.merge(into: parent)
       transaction.passCompletions(to: parent)
-      sg_batch_end()
+      GraphCore.wrote(sg_batch_end())
     } else {
-      sg_batch_end()  // graph observers first, as for a single write
+      GraphCore.wrote(sg_batch_end())  // graph observers first, as for a single write
       transaction.commit()
       transaction.runCompletions()
     }
@@ -45,9 +45,9 @@ public func withGraphBatch<R>(_ body: () throws -> R) rethrows -> R {
     state.transaction = parent
     if let parent {
       transaction.passCompletions(to: parent)
-      sg_batch_end()
+      GraphCore.wrote(sg_batch_end())
     } else {
-      sg_batch_end()
+      GraphCore.wrote(sg_batch_end())
       transaction.runCompletions()
     }
     throw error

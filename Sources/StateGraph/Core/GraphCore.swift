@@ -38,11 +38,23 @@ enum GraphCore {
     if status != 0 { fail(status, node) }
   }
 
+  /// A write (or batch end, or new effect) that the core answered with
+  /// `SG_ECYCLE` — a computation writing a node it reads, or handlers writing
+  /// each other's inputs without end — stops the program like a dependency
+  /// cycle, naming the nodes. Other results of a write need no handling.
+  @inlinable @inline(__always)
+  static func wrote(_ status: Int32) {
+    if status == SG_ECYCLE.rawValue { cycle() }
+  }
+
+  @usableFromInline
+  static func cycle() -> Never {
+    fatalError("StateGraph: dependency cycle: \(String(cString: sg_last_cycle()))")
+  }
+
   @usableFromInline
   static func fail(_ status: Int32, _ node: OpaquePointer) -> Never {
-    if status == SG_ECYCLE.rawValue {
-      fatalError("StateGraph: dependency cycle: \(String(cString: sg_last_cycle()))")
-    }
+    if status == SG_ECYCLE.rawValue { cycle() }
     var description = sg_node_description()
     let name =
       sg_node_describe(node, &description) == 0

@@ -182,7 +182,7 @@ public final class Stored<Value> {
     let before = OpenWrites.RestorePoint(
       value: oldValue, revision: revisionBefore, version: sg_node_version_unchecked(node),
       versionNamesValue: unpublished == 0, undo: undo)
-    sg_changed_unchecked(node)
+    GraphCore.wrote(sg_changed_unchecked(node))
     let isFirst = openWrites.add(
       transaction.id, before: before, revisionWritten: revision,
       versionWritten: sg_node_version_unchecked(node))
@@ -197,7 +197,7 @@ public final class Stored<Value> {
   /// reads is already marked.
   @usableFromInline
   func publish(_ announced: NodeObservation?) {
-    sg_changed_unchecked(node)  // may run effects: no lock held
+    GraphCore.wrote(sg_changed_unchecked(node))  // may run effects: no lock held
     // Taken again only to count the write as published (see `unpublished`).
     lock.lock()
     unpublished -= 1
@@ -233,7 +233,7 @@ extension Stored: Restorable {
       } else {
         // The old version may not name the old value (a write of another thread was
         // still being published): the value comes back as a new change instead.
-        sg_changed_unchecked(node)
+        GraphCore.wrote(sg_changed_unchecked(node))
       }
       if let undo = write.before.undo { undos.append(undo) }
     }

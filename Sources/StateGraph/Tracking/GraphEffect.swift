@@ -26,6 +26,7 @@ final class GraphEffect: TrackingMember, @unchecked Sendable {
       {
         fatalError("StateGraph: creating effect '\(name)' failed")
       }
+      GraphCore.wrote(status)  // its first run set off a loop of handlers
     }
     node = created!
   }
