@@ -62,7 +62,7 @@ final class Transaction {
       if parent.position(of: ObjectIdentifier(entry.owner)) == nil {
         parent.entries.append(entry)  // the hold goes with it
       } else {
-        sg_node_release(entry.node)
+        sg_node_release_unchecked(entry.node)
       }
     }
     entries.removeAll(keepingCapacity: true)
@@ -107,7 +107,7 @@ final class Transaction {
 
   /// Lets go of the logged nodes, keeping the storage for the next batch.
   func reset() {
-    for entry in entries { sg_node_release(entry.node) }
+    for entry in entries { sg_node_release_unchecked(entry.node) }
     entries.removeAll(keepingCapacity: true)
     index.removeAll(keepingCapacity: true)
     completions.removeAll(keepingCapacity: true)
