@@ -253,7 +253,7 @@ struct DeliveryCurrentTests {
 }
 
 @Suite("Delivery: order")
-struct DeliveryOrderTests {
+struct DeliveryOrderStressTests {
   static let rounds = 2_000
   static let writes = 50
 
@@ -328,7 +328,7 @@ struct DeliveryOrderTests {
 }
 
 @Suite("Delivery: cancellation")
-struct DeliveryCancellationTests {
+struct DeliveryCancellationStressTests {
   static let rounds = 2_000
 
   /// Writes from off the actor queue deliveries; a cancel on the actor
