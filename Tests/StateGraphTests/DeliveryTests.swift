@@ -105,6 +105,12 @@ private actor GroupHost {
   }
 
   func write(_ node: Stored<Int>, _ value: Int) { node.wrappedValue = value }
+
+  /// Cancels on the actor and returns the runs so far: none may follow.
+  func stop() -> Int {
+    subscription?.cancel()
+    return runs
+  }
 }
 
 /// A handler on a custom actor that writes its own source until it reaches 5.
@@ -378,6 +384,33 @@ struct DeliveryCancellationStressTests {
     }
     for _ in 0..<100 { await Task.yield() }
     #expect(violations.value == 0)
+  }
+
+  /// A group's re-run already queued for its actor when the subscription is
+  /// cancelled there never runs, nor do the inner handlers of its last run.
+  @Test(.timeLimit(.minutes(5))) func aCancelledGroupNeverRunsAgain() async {
+    var late = 0
+    for round in 0..<Self.rounds / 4 {
+      let a = Stored(wrappedValue: 0)
+      let b = Stored(wrappedValue: 0)
+      let host = GroupHost()
+      await host.start(a: a, b: b, tracker: LifetimeTracker())
+      let writer = Task.detached {
+        for value in 1...5 {
+          a.wrappedValue = value
+          b.wrappedValue = value
+        }
+      }
+      if round % 2 == 0 { await writer.value }
+      let runs = await host.stop()
+      let inner = await host.inner.count
+      await writer.value
+      a.wrappedValue = 100
+      b.wrappedValue = 100
+      _ = await host.runs  // a turn of the actor
+      late += await host.runs - runs + host.inner.count - inner
+    }
+    #expect(late == 0)
   }
 
   /// Without isolation handlers run on the writing thread; a handler that
