@@ -105,6 +105,12 @@ private actor GroupHost {
   }
 
   func write(_ node: Stored<Int>, _ value: Int) { node.wrappedValue = value }
+
+  /// Cancels on the actor and returns the runs so far: none may follow.
+  func stop() -> Int {
+    subscription?.cancel()
+    return runs
+  }
 }
 
 /// A handler on a custom actor that writes its own source until it reaches 5.
@@ -253,7 +259,7 @@ struct DeliveryCurrentTests {
 }
 
 @Suite("Delivery: order")
-struct DeliveryOrderTests {
+struct DeliveryOrderStressTests {
   static let rounds = 2_000
   static let writes = 50
 
@@ -328,7 +334,7 @@ struct DeliveryOrderTests {
 }
 
 @Suite("Delivery: cancellation")
-struct DeliveryCancellationTests {
+struct DeliveryCancellationStressTests {
   static let rounds = 2_000
 
   /// Writes from off the actor queue deliveries; a cancel on the actor
@@ -378,6 +384,33 @@ struct DeliveryCancellationTests {
     }
     for _ in 0..<100 { await Task.yield() }
     #expect(violations.value == 0)
+  }
+
+  /// A group's re-run already queued for its actor when the subscription is
+  /// cancelled there never runs, nor do the inner handlers of its last run.
+  @Test(.timeLimit(.minutes(5))) func aCancelledGroupNeverRunsAgain() async {
+    var late = 0
+    for round in 0..<Self.rounds / 4 {
+      let a = Stored(wrappedValue: 0)
+      let b = Stored(wrappedValue: 0)
+      let host = GroupHost()
+      await host.start(a: a, b: b, tracker: LifetimeTracker())
+      let writer = Task.detached {
+        for value in 1...5 {
+          a.wrappedValue = value
+          b.wrappedValue = value
+        }
+      }
+      if round % 2 == 0 { await writer.value }
+      let runs = await host.stop()
+      let inner = await host.inner.count
+      await writer.value
+      a.wrappedValue = 100
+      b.wrappedValue = 100
+      _ = await host.runs  // a turn of the actor
+      late += await host.runs - runs + host.inner.count - inner
+    }
+    #expect(late == 0)
   }
 
   /// Without isolation handlers run on the writing thread; a handler that
