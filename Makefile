@@ -220,16 +220,16 @@ DOCC        ?= $(shell command -v docc 2>/dev/null || echo "$$(dirname "$$(readl
 DOC_MODULES := StateGraph StateGraphNormalization TypedIdentifier
 DOCS        := $(BUILD)/docs
 
-.PHONY: docs test-docs test-consumer test-swift-syntax-range python3
+.PHONY: docs docs-deps test-docs test-consumer test-swift-syntax-range
 
-python3:
+docs-deps:
 	@command -v python3 >/dev/null || { apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 >/dev/null; }
 
 # Symbol graphs come from the debug build (`make test` has just made it). Each module is
 # converted on its own with --warnings-as-errors, then the archives are merged into one
 # site with a landing page listing the three.
-docs: deps python3
+docs: deps docs-deps
 	python3 docs/check-doc-snippets.py
 	rm -rf $(DOCS) && mkdir -p $(DOCS)
 	$(SWIFT) package dump-symbol-graph --emit-extension-block-symbols > $(DOCS)/symbolgraph.log 2>&1 || \
