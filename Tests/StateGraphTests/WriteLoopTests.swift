@@ -27,10 +27,7 @@ struct WriteLoopTests {
     await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let a = Stored(name: "a", wrappedValue: 0)
       let b = Stored(name: "b", wrappedValue: 0)
-      let subscription = withGraphTracking {
-        withGraphTrackingGroup { b.wrappedValue = a.wrappedValue + 1 }
-        withGraphTrackingGroup { a.wrappedValue = b.wrappedValue + 1 }
-      }
+      let subscription = pingPong(a, b)
       a.wrappedValue = 100
       _ = subscription
     }
@@ -39,5 +36,14 @@ struct WriteLoopTests {
       #expect(message.contains("dependency cycle: withGraphTrackingGroup"))
       #expect(message.contains("effects writing what the other reads"))
     }
+  }
+}
+
+/// Two groups with no isolation (a synchronous, nonisolated function), so
+/// each runs on the writing thread, inside the write.
+private func pingPong(_ a: Stored<Int>, _ b: Stored<Int>) -> StateGraphSubscription {
+  withGraphTracking {
+    withGraphTrackingGroup { b.wrappedValue = a.wrappedValue + 1 }
+    withGraphTrackingGroup { a.wrappedValue = b.wrappedValue + 1 }
   }
 }
