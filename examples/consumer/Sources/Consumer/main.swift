@@ -23,7 +23,10 @@ final class Settings {
   var volume: Double = 0.5
 }
 
-final class Author: TypedIdentifiable {
+// The Swift 6 mode (this package's) wants entities Sendable, since computations that read
+// the store run on any thread: a class whose state is @GraphStored is thread-safe through its
+// nodes, but the macro's storage is a `var`, hence @unchecked.
+final class Author: TypedIdentifiable, @unchecked Sendable {
   typealias TypedIdentifierRawValue = String
   let typedID: TypedID
   @GraphStored var name: String
