@@ -23,8 +23,18 @@
  * during the previous round. */
 __thread sg_thread *sg__current;
 
+static void (*_Atomic binding_destroy)(void *value);
+
+void sg_binding_slot_set_destructor(void (*destroy)(void *value)) {
+  atomic_store(&binding_destroy, destroy);
+}
+
 static void thread_free(gpointer data) {
   sg_thread *t = data;
+  void (*destroy)(void *) = atomic_load(&binding_destroy);
+  void *binding = t->binding_slot;
+  t->binding_slot = NULL;
+  if (binding && destroy) destroy(binding); /* while t is still this thread's */
   if (sg__current == t) sg__current = NULL;
   sg__trace_thread_exit(t);
   for (uint32_t i = 0; i < t->queue.len; i++) {

@@ -520,3 +520,26 @@ TEST(protocol_edges_of_an_earlier_run_are_no_cycle) {
   DESTROY(&flag);
   GRAPH_FREE(g);
 }
+
+/* ------------------------------------------------ binding slot at exit */
+
+static _Atomic int slot_values_freed;
+static void free_slot_value(void *value) {
+  CHECK_EQ(*(int *)value, 42);
+  slot_values_freed++;
+}
+
+static void *slot_main(void *arg) {
+  *sg_binding_slot() = arg;
+  return NULL;
+}
+
+TEST(threads_binding_slot_value_is_freed_at_thread_exit) {
+  static int value = 42;
+  slot_values_freed = 0;
+  sg_binding_slot_set_destructor(free_slot_value);
+  pthread_join(spawn_thread(slot_main, &value, 0), NULL);
+  pthread_join(spawn_thread(slot_main, NULL, 0), NULL); /* NULL: nothing to free */
+  sg_binding_slot_set_destructor(NULL);
+  CHECK_EQ(slot_values_freed, 1);
+}

@@ -476,9 +476,16 @@ int sg_node_arm_unchecked(sg_node *node);
 int sg_read_arm_unchecked(sg_node *node);
 
 /* One pointer per thread that a language binding may use for its own
- * per-thread state (a transaction log, say). The library never reads or
- * frees it. Never NULL. */
+ * per-thread state (a transaction log, say). The library never reads it.
+ * Never NULL. */
 void **sg_binding_slot(void);
+
+/* Sets, for all threads, what frees a binding slot's value when its thread
+ * exits (called on the exiting thread with the value, when it is not NULL,
+ * before the library's own state of that thread goes; it may call any
+ * function here). NULL: the value is left alone, as by default. Call it
+ * once, before threads exit. */
+void sg_binding_slot_set_destructor(void (*destroy)(void *value));
 
 /* ----------------------------------------------------------------- cycles */
 

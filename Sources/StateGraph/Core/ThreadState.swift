@@ -1,10 +1,9 @@
 import StateGraphCore
 
 /// The Swift wrapper's per-thread state, kept in the C core's binding slot
-/// (the core's thread state is per logical thread: a helper thread that
-/// continues a deep evaluation sees the state of the thread it works for).
-/// Only that thread touches it, so its accesses skip the dynamic exclusivity
-/// checks (a runtime call each, on every change and every batch).
+/// and released by the core when the thread exits. Only that thread touches
+/// it, so its accesses skip the dynamic exclusivity checks (a runtime call
+/// each, on every change and every batch).
 @usableFromInline
 final class ThreadState {
   /// The innermost open ``withGraphBatch(_:)`` transaction.
@@ -21,9 +20,15 @@ final class ThreadState {
   static var current: ThreadState {
     let slot = sg_binding_slot()!
     if let raw = slot.pointee { return Unmanaged<ThreadState>.fromOpaque(raw).takeUnretainedValue() }
+    _ = releasedAtThreadExit
     let state = ThreadState()
     slot.pointee = Unmanaged.passRetained(state).toOpaque()  // lives as long as the thread
     return state
+  }
+
+  /// Registered once: the core hands each thread's state back at its exit.
+  private static let releasedAtThreadExit: Void = sg_binding_slot_set_destructor { raw in
+    Unmanaged<ThreadState>.fromOpaque(raw!).release()
   }
 
   /// `current` without creating it: nil when this thread never needed one.
