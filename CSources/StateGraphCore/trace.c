@@ -2,8 +2,7 @@
  * trace.c — recording the chain of work each write causes.
  *
  * A recording belongs to one thread (sg_thread.trace), so recording takes
- * no lock of its own: only its thread, or a helper thread borrowing its
- * state while it waits (stack.c), ever touches it.
+ * no lock of its own: only its thread ever touches it.
  *
  * Events are appended in the order things happen, each with its parent:
  * the open span (a root such as a write, or the node whose callback is
