@@ -91,10 +91,14 @@ static bool update_effect(sg_thread *t, sg_node *e) {
   return update_one(t, e);
 }
 
+/* Flush ids are process-wide: an effect counts its runs per flush by id,
+ * and two threads' flushes must never share one. */
+static uint32_t next_flush_id;
+
 int sg__flush(sg_thread *t) {
   int rc = SG_OK;
   t->flushing = true;
-  t->flush_id++;
+  t->flush_id = (uint32_t)g_atomic_int_add((gint *)&next_flush_id, 1) + 1;
   for (uint32_t i = 0; i < t->queue.len; i++) { /* grows while we run */
     sg_node *e = t->queue.at[i];
     sg_graph *g = e->graph;

@@ -185,7 +185,7 @@ struct sg_thread {
   sg_frame *frame;
   int batch_depth;
   bool flushing;
-  uint32_t flush_id; /* counts this thread's flushes (effect loops) */
+  uint32_t flush_id; /* this thread's current flush, unique process-wide */
   int untracked_outside; /* untracked sections opened with no frame */
   sg_node_vec queue;  /* pending effects (each holds a ref) */
   sg_node_vec claims; /* nodes this thread owns, in claim order */

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* ------------------------------------------------- owners before children */
 
@@ -144,5 +145,32 @@ TEST(effect_order_two_effects_writing_each_other_end_with_a_cycle) {
   CHECK_EQ(READ(&a), 7);
   DESTROY(&a);
   DESTROY(&b);
+  GRAPH_FREE(g);
+}
+
+/* Each new thread's first flush must not look like the previous thread's
+ * first flush: the effect's run count per flush is keyed by a process-wide
+ * flush id. Before, 101 short-lived threads writing once each ended with a
+ * false SG_ECYCLE (every thread's first flush had the same id). */
+static void *write_once(void *arg) {
+  cell *source = arg;
+  source->value++;
+  return (void *)(intptr_t)sg_changed(source->node);
+}
+
+TEST(threads_first_flushes_of_many_threads_are_no_loop) {
+  sg_graph *g = sg_graph_new();
+  cell a, watcher;
+  STORED(&a, g, "a", 0);
+  EFFECT(&watcher, g, "watcher", formula_positive, &a);
+  for (int i = 0; i < 250; i++) {
+    pthread_t t = spawn_thread(write_once, &a, 0);
+    void *rc;
+    pthread_join(t, &rc);
+    CHECK_EQ((int)(intptr_t)rc, SG_OK);
+  }
+  CHECK_EQ(watcher.runs, 251);
+  DESTROY(&watcher);
+  DESTROY(&a);
   GRAPH_FREE(g);
 }

@@ -247,10 +247,11 @@ struct DeliveryCurrentTests {
     let b = Stored(wrappedValue: 0)
     let inner = Recorder<Int>()
     let subscription = withGraphTracking {
-      withGraphTrackingGroup(isolation: nil) {
-        _ = a.wrappedValue
-        b.onChange(isolation: nil) { inner.append($0) }
-      }
+      withGraphTrackingGroup(
+        {
+          _ = a.wrappedValue
+          b.onChange(isolation: nil) { inner.append($0) }
+        }, isolation: nil)
     }
     await Task.detached {
       for value in 1...10 { a.wrappedValue = value }

@@ -13,6 +13,8 @@ final class ThreadState {
   /// Where `onChange` & co. register: the innermost `withGraphTracking`
   /// block or tracking-group run.
   @exclusivity(unchecked) var scope: TrackingScope?
+  /// Why the handler running on this thread runs (nil outside handlers).
+  @exclusivity(unchecked) var cause: DeliveryCause?
   /// Contexts whose release waits for an outer release on this thread.
   @exclusivity(unchecked) var pendingReleases: [UnsafeMutableRawPointer] = []
   @exclusivity(unchecked) var isReleasing = false

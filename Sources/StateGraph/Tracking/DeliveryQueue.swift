@@ -23,24 +23,33 @@
 /// runs the queue on the actor, or the runner is up this thread's stack (a
 /// handler that wrote to the graph), which then runs the element after the
 /// current one, never recursively.
+///
+/// Each element travels with its ``DeliveryCause``, so handlers that keep
+/// re-running each other through their queues stop with a message instead
+/// of running forever.
 final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   private let lock = ValueLock()
-  @exclusivity(unchecked) private var pending: [Element] = []
+  @exclusivity(unchecked) private var pending: [(Element, DeliveryCause)] = []
   @exclusivity(unchecked) private var isRunning = false
   @exclusivity(unchecked) private var isScheduled = false
   @exclusivity(unchecked) private var isCancelled = false
   @exclusivity(unchecked) private var idleWaiters: [CheckedContinuation<Void, Never>] = []
   private let delivery: Delivery
   private let run: (Element) -> Void
+  /// The cause of runs that writes outside any handler ask for.
+  private let root: DeliveryCause
 
-  init(_ delivery: Delivery, run: @escaping (Element) -> Void) {
+  /// `label` names the handler in the loop message: what registered it, and where.
+  init(_ delivery: Delivery, label: String, run: @escaping (Element) -> Void) {
     self.delivery = delivery
     self.run = run
+    root = DeliveryCause(root: label)
   }
 
   /// Runs `element` now when this thread has the handler's isolation and
   /// nothing is queued before it; else queues it for the actor.
   func submit(_ element: Element) {
+    let cause = DeliveryCause.next(root.label, root: root)
     let isOnActor = delivery.isCurrent
     lock.lock()  // no user code inside: flags and the buffer only
     if isCancelled {
@@ -50,11 +59,11 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
     if isOnActor, !isRunning, pending.isEmpty {
       isRunning = true
       lock.unlock()
-      run(element)
+      cause.run { run(element) }
       drain()
       return
     }
-    pending.append(element)
+    pending.append((element, cause))
     if isRunning {
       lock.unlock()
       return
@@ -76,6 +85,7 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   /// it has not or is not. A cancelled queue runs nothing and returns true.
   func runNow(_ body: () -> Void) -> Bool {
     guard delivery.isCurrent else { return false }
+    let cause = DeliveryCause.next(root.label, root: root)
     lock.lock()  // flags only
     if isCancelled {
       lock.unlock()
@@ -87,7 +97,7 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
     }
     isRunning = true
     lock.unlock()
-    body()
+    cause.run(body)
     drain()
     return true
   }
@@ -121,12 +131,12 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
       let batch = pending
       pending = []
       lock.unlock()
-      for element in batch {
+      for (element, cause) in batch {
         lock.lock()  // the cancel check right before the run
         let isCancelled = isCancelled
         lock.unlock()
         if isCancelled { break }
-        run(element)
+        cause.run { run(element) }
       }
     }
   }

@@ -15,24 +15,33 @@ extension GraphNode {
   /// synchronously on the writing thread, or on the actor it was registered
   /// from (see <doc:ThreadsAndObserverOrder>). Deliveries keep the order of
   /// the changes, and none starts once the subscription is cancelled.
+  ///
+  /// `file` and `line` name the handler when handlers keep re-running each
+  /// other without end, which stops the program.
   public func onChange(
-    isolation: isolated (any Actor)? = #isolation, _ handler: @escaping (Value) -> Void
+    isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID,
+    line: UInt = #line, _ handler: @escaping (Value) -> Void
   ) {
-    onChange(filter: .all, isolation: isolation, handler)
+    onChange(filter: .all, isolation: isolation, file: file, line: line, handler)
   }
 
-  /// Like `onChange(isolation:_:)`, delivering only the values `filter` accepts.
+  /// Like `onChange(isolation:file:line:_:)`, delivering only the values `filter` accepts.
   public func onChange(
     filter: ChangeFilter<Value>, isolation: isolated (any Actor)? = #isolation,
-    _ handler: @escaping (Value) -> Void
+    file: StaticString = #fileID, line: UInt = #line, _ handler: @escaping (Value) -> Void
   ) {
     let scope = TrackingScope.required("onChange")
-    nonisolated(unsafe) let handler = handler  // runs with `isolation` only (DeliveryQueue)
-    let deliveries = DeliveryQueue<Value>(Delivery(isolation)) { handler($0) }
+    // Not Sendable, yet safe to call from the queue: it runs with
+    // `isolation` only, one run at a time, in order (DeliveryQueue).
+    nonisolated(unsafe) let handler = handler
+    let name = "onChange(\(graphName))"
+    let deliveries = DeliveryQueue<Value>(Delivery(isolation), label: "\(name) (\(file):\(line))") {
+      handler($0)
+    }
     let last = LastValue<Value>()
     scope.add(deliveries)
     scope.add(
-      GraphEffect(name: "onChange(\(graphName))") {
+      GraphEffect(name: name, file: file, line: line) {
         let value = self.wrappedValue
         guard last.update(value, filter) else { return }
         sg_untracked_begin()
@@ -44,11 +53,13 @@ extension GraphNode {
 
 extension GraphNode where Value: Equatable {
   /// Calls `handler` with the current value now, then with each value
-  /// different from the last one delivered. See ``GraphNode/onChange(filter:isolation:_:)``.
+  /// different from the last one delivered. See
+  /// ``GraphNode/onChange(filter:isolation:file:line:_:)``.
   public func onChange(
-    isolation: isolated (any Actor)? = #isolation, _ handler: @escaping (Value) -> Void
+    isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID,
+    line: UInt = #line, _ handler: @escaping (Value) -> Void
   ) {
-    onChange(filter: .distinct, isolation: isolation, handler)
+    onChange(filter: .distinct, isolation: isolation, file: file, line: line, handler)
   }
 }
 

@@ -14,17 +14,31 @@
 /// a time, none after `cancel`. The installed effect is replaced (and the
 /// previous one destroyed) by each restart.
 final class TrackingGroup: TrackingMember, @unchecked Sendable {
+  // Not Sendable: it runs only as a run of `runs`, with the group's
+  // isolation and one run at a time (a delivery queue's guarantees).
   private let body: () -> Void
+  private let name: String
+  private let file: StaticString
+  private let line: UInt
   private let children = TrackingScope()
   private var runs: DeliveryQueue<Void>!  // set once in init
   private let lock = ValueLock()
   @exclusivity(unchecked) private var effect: GraphEffect?  // guarded by `lock`
   @exclusivity(unchecked) private var isCancelled = false  // guarded by `lock`
 
-  init(_ delivery: Delivery, _ body: @escaping () -> Void) {
+  /// `name`, `file` and `line` name the group's effect node and its runs.
+  init(
+    _ delivery: Delivery, name: String, file: StaticString, line: UInt,
+    _ body: @escaping () -> Void
+  ) {
     self.body = body
+    self.name = name
+    self.file = file
+    self.line = line
     // Weak: the queue's drain task may outlive a cancelled group.
-    runs = DeliveryQueue(delivery) { [weak self] _ in self?.restart() }
+    runs = DeliveryQueue(delivery, label: "\(name) (\(file):\(line))") { [weak self] _ in
+      self?.restart()
+    }
   }
 
   /// The first run: now when the caller has the body's isolation (always,
@@ -50,7 +64,7 @@ final class TrackingGroup: TrackingMember, @unchecked Sendable {
     // Plain flags: the effect's runs never overlap (the core claims it).
     nonisolated(unsafe) var isFirstRun = true
     nonisolated(unsafe) var isRetired = false
-    return GraphEffect(name: "withGraphTrackingGroup") { [weak self] in
+    return GraphEffect(name: name, file: file, line: line) { [weak self] in
       guard let self, !isRetired else { return }
       if isFirstRun {  // inside `restart`: already a run of `runs`, with the isolation
         isFirstRun = false
