@@ -79,6 +79,38 @@ struct SendableCheckingTests {
       result.output.contains("non-Sendable type 'EntityStore<Shelf>'"), "\(result.output)")
   }
 
+  /// Handlers keep the isolation they were registered from, so in the Swift 6 mode they
+  /// may touch that actor's state, and closures without isolation may capture state that
+  /// is not `Sendable` (their runs never overlap): no `@Sendable` needed anywhere.
+  @Test(.timeLimit(.minutes(3)))
+  func handlersCompileWithTheirRegistrationsIsolation() throws {
+    let result = try typeCheck(
+      Self.declarations + """
+        @MainActor final class Screen {
+          var label = ""
+          var subscription: StateGraphSubscription?
+          let count = Stored(wrappedValue: 0)
+          func bind() {
+            subscription = withGraphTracking {
+              count.onChange { self.label = "\\($0)" }
+              withGraphTrackingGroup { self.label = "\\(self.count.wrappedValue)" }
+              withGraphTrackingMap(from: self, map: { $0.count.wrappedValue }) { self.label = "\\($0)" }
+            }
+          }
+        }
+        func unisolated(_ count: Stored<Int>) -> StateGraphSubscription {
+          let tally = Tally()
+          return withGraphTracking {
+            withGraphTrackingGroup({ tally.count += count.wrappedValue }, isolation: nil)
+            withGraphTrackingMap({ count.wrappedValue * 2 }, filter: PassthroughFilter()) {
+              tally.count += $0
+            }
+          }
+        }
+        """)
+    #expect(result.status == 0, "\(result.output)")
+  }
+
   /// Runs `swiftc -typecheck -swift-version 6` on `program` against the built modules,
   /// found next to the test bundle.
   private func typeCheck(_ program: String) throws -> (status: Int32, output: String) {

@@ -13,7 +13,8 @@
 /// under it. `@inlinable`, so a client's specialised reads take it without a call.
 #if canImport(Darwin)
   // Darwin: os_unfair_lock (Synchronization's Atomic needs macOS 15; we support 14).
-  // It must not move, hence the allocation.
+  // It must not move, hence the allocation. `@unchecked`: the word is used through
+  // os_unfair_lock calls only.
   @usableFromInline
   package struct ValueLock: ~Copyable, @unchecked Sendable {
     @usableFromInline let raw: UnsafeMutablePointer<os_unfair_lock>
@@ -38,7 +39,7 @@
   // the lock taken spins briefly (critical sections are a copy or two), then
   // sleeps on a condition variable shared by every ValueLock.
   @usableFromInline
-  package struct ValueLock: ~Copyable, @unchecked Sendable {
+  package struct ValueLock: ~Copyable, Sendable {
     /// 0: free. 1: held. 2: held, and a thread may be asleep waiting for it.
     @usableFromInline let state = Atomic<UInt32>(0)
 
@@ -113,7 +114,9 @@ extension ValueLock {
 }
 
 /// A value behind a ``ValueLock``, for bookkeeping off the hot path. Callers
-/// copy state in and out; no user code runs under the lock.
+/// copy state in and out; no user code runs under the lock. `@unchecked`:
+/// `state` is touched inside `withLock` only, and the package keeps `State`
+/// made of `Sendable` parts.
 package final class Locked<State>: @unchecked Sendable {
   private let lock = ValueLock()
   private var state: State
@@ -130,6 +133,7 @@ package final class Locked<State>: @unchecked Sendable {
 /// The variant the thread holding it may take again, as the normalization
 /// store's writer lock needs (a `modify` body may call back into the store): a
 /// recursive pthread mutex on the heap (it must not move once initialised).
+/// `@unchecked`: the mutex is used through pthread calls only.
 package final class RecursiveLock: @unchecked Sendable {
   private let raw: UnsafeMutablePointer<pthread_mutex_t>
 

@@ -22,7 +22,7 @@ protocol StorageSlotMember: AnyObject, Sendable {
 /// takes a value: that is where user code (custom backings, `UserDefaults` observers,
 /// graph observers) runs. Saves are made by one thread at a time, each time with the
 /// latest value: a writer that finds a save under way leaves its value to that thread.
-final class StorageSlot: @unchecked Sendable {
+final class StorageSlot: Sendable {
   let backing: any StorageBacking
 
   // The weak references below live in small classes, not structs: Swift 6.3 on Linux

@@ -2,7 +2,8 @@ import Foundation
 
 /// Ties one persisted ``Stored`` node to the ``StorageSlot`` of its place: encodes what the
 /// node is given, decodes what the slot hands over, and falls back to the declared value
-/// when the place holds nothing or something unreadable.
+/// when the place holds nothing or something unreadable. `@unchecked Sendable`: `owner` is
+/// guarded by `ownerLock`, `sequence` as its comment says, the rest is immutable.
 @usableFromInline
 final class StoredPersistence<Value>: StorageSlotMember, @unchecked Sendable {
   private let slot: StorageSlot

@@ -12,6 +12,8 @@ import Foundation
 /// is inside a `UserDefaults` call, perhaps a node's save, and dependents' observers should
 /// not run there. So changes from outside always arrive from this queue, on every platform.
 /// Requests made while a pass is pending are coalesced.
+// @unchecked: `observer` is set once in `init` and never read again (it only keeps the
+// registration); everything else is an immutable `Sendable` value.
 final class UserDefaultsWatcher: @unchecked Sendable {
   static let shared = UserDefaultsWatcher()
 

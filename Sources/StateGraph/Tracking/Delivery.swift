@@ -4,7 +4,7 @@ import Foundation
 /// registered without actor isolation; on its actor otherwise, synchronously
 /// when the write happens on that actor already, else by an asynchronous hop.
 /// A ``DeliveryQueue`` keeps a handler's hops in order.
-struct Delivery: @unchecked Sendable {
+struct Delivery: Sendable {
   let isolation: (any Actor)?
 
   init(_ isolation: (any Actor)?) { self.isolation = isolation }
@@ -21,6 +21,8 @@ struct Delivery: @unchecked Sendable {
 
   /// Runs `body` on the handler's actor, later.
   func hop(_ body: @escaping () -> Void) {
+    // Not Sendable, yet it runs on the actor only: a DeliveryQueue's drain,
+    // one at a time, in order.
     nonisolated(unsafe) let body = body
     guard let isolation else { return body() }
     if isolation === MainActor.shared {

@@ -1,6 +1,9 @@
 /// One handler's deliveries: a FIFO of elements run one at a time, in order,
 /// with the handler's isolation, and never after ``cancel(_:)`` returned.
 ///
+/// `@unchecked Sendable`: the protocol below is what makes it safe. `run` is
+/// not Sendable: only the runner calls it, with the handler's isolation.
+///
 /// The protocol (every field below is read and written under `lock` only):
 ///
 /// - `pending`: elements not yet taken, oldest first. Anyone appends; only

@@ -2,7 +2,9 @@ import StateGraphCore
 
 /// An effect node of the C core with a Swift closure: runs once now, then
 /// after every outermost write or batch that changed something it read in
-/// its last run. Reads inside `body` are tracked.
+/// its last run. Reads inside `body` are tracked. `@unchecked Sendable`:
+/// `isCancelled` is guarded by `lock`; the node is the core's, safe from
+/// any thread.
 final class GraphEffect: TrackingMember, @unchecked Sendable {
   private let node: OpaquePointer
   private let lock = ValueLock()

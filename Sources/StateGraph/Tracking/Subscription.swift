@@ -23,7 +23,8 @@ extension TrackingMember {
 }
 
 /// Owns effects registered by `onChange`, tracking groups and the like, and
-/// stops them all when cancelled or released.
+/// stops them all when cancelled or released. `@unchecked`: the mutable
+/// fields are touched under `lock` only.
 final class TrackingScope: TrackingMember, @unchecked Sendable {
   private let lock = ValueLock()
   @exclusivity(unchecked) private var members: [any TrackingMember] = []
@@ -96,7 +97,7 @@ final class TrackingScope: TrackingMember, @unchecked Sendable {
   /// What ``withGraphTracking(_:)`` returns: keep it to keep the handlers
   /// registered inside alive. Releasing it, or calling ``cancel()``, stops
   /// them all. Also spelled `AnyCancellable`.
-  public final class StateGraphSubscription: Hashable, @unchecked Sendable {
+  public final class StateGraphSubscription: Hashable, Sendable {
     private let scope: TrackingScope
 
     init(scope: TrackingScope) { self.scope = scope }

@@ -12,7 +12,9 @@
 ///
 /// Body runs and restarts go through one ``DeliveryQueue``: in order, one at
 /// a time, none after `cancel`. The installed effect is replaced (and the
-/// previous one destroyed) by each restart.
+/// previous one destroyed) by each restart. `@unchecked Sendable`: `effect`
+/// and `isCancelled` are guarded by `lock`, `body` runs only through `runs`,
+/// the rest is immutable.
 final class TrackingGroup: TrackingMember, @unchecked Sendable {
   // Not Sendable: it runs only as a run of `runs`, with the group's
   // isolation and one run at a time (a delivery queue's guarantees).

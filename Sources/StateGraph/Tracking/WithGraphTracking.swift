@@ -132,7 +132,7 @@ public func withGraphTrackingMap<Dependency: AnyObject, Value>(
   file: StaticString = #fileID, line: UInt = #line
 ) {
   let deliver = FilteredDelivery(filter, initial: initial, onChange)
-  weak var dependency = dependency
+  weak let dependency = dependency
   startMap(isolation, file, line) {
     guard let dependency else { return }  // reads nothing: never runs again
     deliver(map(dependency))
