@@ -27,12 +27,13 @@ final class DeliveryCause: Sendable {
     depth = previous.depth + 1
   }
 
-  /// The cause of a run of `label` asked for on this thread now: `root`
-  /// unless a handler is running here, whose run then caused it.
-  static func next(_ label: String, root: DeliveryCause) -> DeliveryCause {
-    guard let running = ThreadState.existing?.cause else { return root }
+  /// The cause of a run of this root's handler asked for on this thread
+  /// now: the root itself, unless a handler is running here, whose run then
+  /// caused it.
+  func next() -> DeliveryCause {
+    guard let running = ThreadState.existing?.cause else { return self }
     let cause = DeliveryCause(label, after: running)
-    if cause.depth >= limit { cause.reportLoop() }
+    if cause.depth >= Self.limit { cause.reportLoop() }
     return cause
   }
 

@@ -52,7 +52,7 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   /// Runs `element` now when this thread has the handler's isolation and
   /// nothing is queued before it; else queues it for the actor.
   func submit(_ element: Element) {
-    let cause = DeliveryCause.next(root.label, root: root)
+    let cause = root.next()
     let isOnActor = delivery.isCurrent
     lock.lock()  // no user code inside: flags and the buffer only
     if isCancelled {
@@ -88,7 +88,7 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   /// it has not or is not. A cancelled queue runs nothing and returns true.
   func runNow(_ body: () -> Void) -> Bool {
     guard delivery.isCurrent else { return false }
-    let cause = DeliveryCause.next(root.label, root: root)
+    let cause = root.next()
     lock.lock()  // flags only
     if isCancelled {
       lock.unlock()

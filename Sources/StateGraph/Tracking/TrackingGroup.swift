@@ -43,6 +43,18 @@ final class TrackingGroup: TrackingMember, @unchecked Sendable {
     }
   }
 
+  /// Creates a group in the current ``withGraphTracking(_:)`` scope and
+  /// starts it; `caller` names the API in messages.
+  static func register(
+    _ caller: String, _ isolation: (any Actor)?, _ file: StaticString, _ line: UInt,
+    _ body: @escaping () -> Void
+  ) {
+    let scope = TrackingScope.required(caller)
+    let group = TrackingGroup(Delivery(isolation), name: caller, file: file, line: line, body)
+    scope.add(group)
+    group.start()
+  }
+
   /// The first run: now when the caller has the body's isolation (always,
   /// through `#isolation`), else on the actor.
   func start() {

@@ -44,11 +44,7 @@ public func withGraphTrackingGroup(
   _ body: @escaping () -> Void, isolation: isolated (any Actor)? = #isolation,
   file: StaticString = #fileID, line: UInt = #line
 ) {
-  let scope = TrackingScope.required("withGraphTrackingGroup")
-  let group = TrackingGroup(
-    Delivery(isolation), name: "withGraphTrackingGroup", file: file, line: line, body)
-  scope.add(group)
-  group.start()
+  TrackingGroup.register("withGraphTrackingGroup", isolation, file, line, body)
 }
 
 /// Tracks `projection` like a tracking group and calls `onChange` with its
@@ -92,7 +88,7 @@ public func withGraphTrackingMap<Value>(
   file: StaticString = #fileID, line: UInt = #line
 ) {
   let deliver = FilteredDelivery(filter, initial: initial, onChange)
-  startMap(isolation, file, line) { deliver(projection()) }
+  TrackingGroup.register("withGraphTrackingMap", isolation, file, line) { deliver(projection()) }
 }
 
 /// Tracks `map(dependency)` and calls `onChange` with its first value and
@@ -133,21 +129,10 @@ public func withGraphTrackingMap<Dependency: AnyObject, Value>(
 ) {
   let deliver = FilteredDelivery(filter, initial: initial, onChange)
   weak let dependency = dependency
-  startMap(isolation, file, line) {
+  TrackingGroup.register("withGraphTrackingMap", isolation, file, line) {
     guard let dependency else { return }  // reads nothing: never runs again
     deliver(map(dependency))
   }
-}
-
-/// A map is a tracking group whose body projects and delivers.
-private func startMap(
-  _ isolation: (any Actor)?, _ file: StaticString, _ line: UInt, _ body: @escaping () -> Void
-) {
-  let scope = TrackingScope.required("withGraphTrackingMap")
-  let group = TrackingGroup(
-    Delivery(isolation), name: "withGraphTrackingMap", file: file, line: line, body)
-  scope.add(group)
-  group.start()
 }
 
 /// A map's filter and handler. Called by runs of its group only, which never
