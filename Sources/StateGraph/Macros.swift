@@ -24,6 +24,12 @@
 /// setter is `nonmutating`, because the node is a shared reference, and no memberwise
 /// initialiser is synthesised (`name` and `$name` both initialise the node).
 ///
+/// In a class that declares `Sendable` (not `@unchecked Sendable`), which the Swift 6 mode
+/// lets hold no mutable stored property, the node is kept in a `let` and `$name` has no
+/// setter. `init` may still assign `self.name`, and `self.$name = other.$name` when the
+/// property has no initial value and is not optional (otherwise its node exists already).
+/// The value type must then be `Sendable`.
+///
 /// A class holding graph properties is observable through its nodes: conform it to
 /// ``GraphObject`` rather than applying `@Observable`, whose own accessors collide with these.
 /// In an `@Observable` class, write `@GraphStored @ObservationIgnored` (in that order).
@@ -76,6 +82,9 @@ public macro GraphStored(backed: GraphStorageBacking) =
 ///   }
 /// }
 /// ```
+///
+/// In a class that declares `Sendable`, the node is kept in a `let` slot that is locked on
+/// access, so the class holds no mutable stored property; the rules above are unchanged.
 ///
 /// The property needs a type annotation and no initial value. Reading it before `$name`
 /// has been assigned stops the program with a message naming the property. `$name` is

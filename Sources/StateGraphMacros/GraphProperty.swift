@@ -20,7 +20,9 @@ struct GraphProperty {
   /// The node's value type: the declared type, except that `T!` becomes `T?` because a
   /// generic argument cannot be implicitly unwrapped.
   let valueType: TypeSyntax
-  let hasInitialValue: Bool
+  /// The value written on the declaration, if any.
+  let initialValue: ExprSyntax?
+  var hasInitialValue: Bool { initialValue != nil }
   /// True for `T?`, `T!` and `Optional<T>`, which start as `nil` when no value is written.
   let isOptional: Bool
   /// The property's access modifiers (`public`, `private(set)`, ...), repeated on `$name`.
@@ -28,6 +30,15 @@ struct GraphProperty {
   /// Structs need `nonmutating set`: the node is a class, so writing through it leaves the
   /// struct itself untouched.
   let isInValueType: Bool
+  /// A class that declares `Sendable` may hold no mutable stored property, so its node is
+  /// kept in a `let` (see ``GraphStoredMacro`` and ``GraphComputedMacro``).
+  let isInSendableClass: Bool
+
+  /// The access modifiers for a `$name` without a setter: `private(set)` and the like
+  /// have nothing to restrict there, and the compiler rejects them.
+  var readOnlyAccessModifiers: DeclModifierListSyntax {
+    accessModifiers.filter { $0.detail == nil }
+  }
 
   /// The private peer that owns the node.
   var storageName: TokenSyntax { .identifier("_\(name)") }
@@ -111,10 +122,11 @@ private struct Reader {
       name: name,
       valueType: implicitlyUnwrapped.map { TypeSyntax(OptionalTypeSyntax(wrappedType: $0.wrappedType)) }
         ?? type,
-      hasInitialValue: binding.initializer != nil,
+      initialValue: binding.initializer?.value.trimmed,
       isOptional: Self.isOptional(type),
       accessModifiers: Self.accessModifiers(of: variable),
-      isInValueType: enclosingType.is(StructDeclSyntax.self)
+      isInValueType: enclosingType.is(StructDeclSyntax.self),
+      isInSendableClass: enclosingType.as(ClassDeclSyntax.self).map(Self.declaresSendable) ?? false
     )
   }
 
@@ -222,6 +234,16 @@ private struct Reader {
           modifier.name.tokenKind == .keyword(.open) ? TokenSyntax.keyword(.public) : modifier.name.trimmed
         return modifier.trimmed.with(\.name, name).with(\.trailingTrivia, .space)
       })
+  }
+
+  /// Whether the class lists `Sendable` among its conformances, checked by the compiler
+  /// (`@unchecked Sendable` is not: it allows mutable stored properties).
+  private static func declaresSendable(_ type: ClassDeclSyntax) -> Bool {
+    guard let inherited = type.inheritanceClause?.inheritedTypes else { return false }
+    return inherited.contains { inheritedType in
+      let name = inheritedType.type.trimmedDescription
+      return name == "Sendable" || name == "Swift.Sendable"
+    }
   }
 
   private static func isOptional(_ type: TypeSyntax) -> Bool {

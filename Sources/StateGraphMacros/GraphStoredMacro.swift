@@ -21,6 +21,9 @@ public struct GraphStoredMacro: AccessorMacro, PeerMacro {
     else {
       return []
     }
+    if property.isInSendableClass {
+      return ConstantStoredExpansion.accessors(property, attribute: node)
+    }
     let storage = property.storageName
     // The node is a class: writing through it does not mutate the enclosing struct.
     let setter: TokenSyntax = property.isInValueType ? "nonmutating set" : "set"
@@ -55,6 +58,9 @@ public struct GraphStoredMacro: AccessorMacro, PeerMacro {
     else {
       return []
     }
+    if property.isInSendableClass {
+      return ConstantStoredExpansion.peers(property, attribute: node)
+    }
     let storage = property.storageName
     let nodeType: TypeSyntax = "StateGraph.Stored<\(property.valueType)>"
     // Without a written value, an optional starts as nil like any optional stored property;
@@ -85,7 +91,7 @@ public struct GraphStoredMacro: AccessorMacro, PeerMacro {
 
   /// `name: "count", wrappedValue: <value>`, followed by `backed: <expression>` when the
   /// attribute names a backing store, passed through exactly as written.
-  private static func nodeArguments(
+  static func nodeArguments(
     _ property: GraphProperty, value: ExprSyntax, attribute: AttributeSyntax
   ) -> LabeledExprListSyntax {
     let backed = attribute.arguments?.as(LabeledExprListSyntax.self)?.first { $0.label?.text == "backed" }
