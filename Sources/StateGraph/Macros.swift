@@ -24,6 +24,18 @@
 /// setter is `nonmutating`, because the node is a shared reference, and no memberwise
 /// initialiser is synthesised (`name` and `$name` both initialise the node).
 ///
+/// `willSet` and `didSet` work as on a plain stored property: they run around every write
+/// through the property (equal values included), not around writes through
+/// `$name.wrappedValue`, nor when `init` gives the first value.
+///
+/// ```swift
+/// final class Player {
+///   @GraphStored var volume: Double = 0.5 {
+///     didSet { if volume > 1 { volume = 1 } }
+///   }
+/// }
+/// ```
+///
 /// In a class that declares `Sendable` (not `@unchecked Sendable`), which the Swift 6 mode
 /// lets hold no mutable stored property, the node is kept in a `let` and `$name` has no
 /// setter. `init` may still assign `self.name`, and `self.$name = other.$name` when the

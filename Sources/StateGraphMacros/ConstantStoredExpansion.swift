@@ -38,11 +38,7 @@ enum ConstantStoredExpansion {
         \(storage).wrappedValue
       }
       """,
-      """
-      set {
-        \(storage).wrappedValue = newValue
-      }
-      """,
+      property.valueSetter(keyword: "set"),
     ]
   }
 

@@ -1,5 +1,6 @@
 import SwiftDiagnostics
 import SwiftSyntax
+import SwiftSyntaxBuilder
 import SwiftSyntaxMacros
 
 /// Which graph macro is reading the property; the rules differ slightly between the two.
@@ -33,11 +34,25 @@ struct GraphProperty {
   /// A class that declares `Sendable` may hold no mutable stored property, so its node is
   /// kept in a `let` (see ``GraphStoredMacro`` and ``GraphComputedMacro``).
   let isInSendableClass: Bool
+  /// `willSet` / `didSet` written on a `@GraphStored` property.
+  let observers: PropertyObservers?
 
   /// The access modifiers for a `$name` without a setter: `private(set)` and the like
   /// have nothing to restrict there, and the compiler rejects them.
   var readOnlyAccessModifiers: DeclModifierListSyntax {
     accessModifiers.filter { $0.detail == nil }
+  }
+
+  /// The setter of the node's value, running the property's observers around the write.
+  func valueSetter(keyword: String) -> AccessorDeclSyntax {
+    if let observers {
+      return observers.setter(keyword: keyword, storage: storageName, valueType: valueType)
+    }
+    return """
+      \(raw: keyword) {
+        \(storageName).wrappedValue = newValue
+      }
+      """
   }
 
   /// The private peer that owns the node.
@@ -110,7 +125,7 @@ private struct Reader {
     let name = identifier.identifier?.name ?? identifier.text
 
     checkModifiers(of: variable, name: name)
-    checkAccessorsAndValue(of: binding, name: name)
+    let observers = checkAccessorsAndValue(of: binding, name: name)
     checkObservation(of: variable, enclosingType: enclosingType, name: name)
     guard let type = binding.typeAnnotation?.type.trimmed else {
       problem(binding.pattern, .missingTypeAnnotation(kind, name: name))
@@ -126,7 +141,8 @@ private struct Reader {
       isOptional: Self.isOptional(type),
       accessModifiers: Self.accessModifiers(of: variable),
       isInValueType: enclosingType.is(StructDeclSyntax.self),
-      isInSendableClass: enclosingType.as(ClassDeclSyntax.self).map(Self.declaresSendable) ?? false
+      isInSendableClass: enclosingType.as(ClassDeclSyntax.self).map(Self.declaresSendable) ?? false,
+      observers: observers
     )
   }
 
@@ -152,12 +168,17 @@ private struct Reader {
     }
   }
 
-  private mutating func checkAccessorsAndValue(of binding: PatternBindingSyntax, name: String) {
+  /// Returns the observers of a `@GraphStored` property, which the setter runs.
+  private mutating func checkAccessorsAndValue(of binding: PatternBindingSyntax, name: String)
+    -> PropertyObservers?
+  {
+    var observers: PropertyObservers?
     if let accessorBlock = binding.accessorBlock {
-      let observers: Set<TokenKind> = [.keyword(.willSet), .keyword(.didSet)]
-      if case .accessors(let accessors) = accessorBlock.accessors,
-        accessors.contains(where: { observers.contains($0.accessorSpecifier.tokenKind) })
-      {
+      let onlyObservers: PropertyObservers? =
+        if case .accessors(let accessors) = accessorBlock.accessors { PropertyObservers(accessors) } else { nil }
+      if let onlyObservers, kind == .stored {
+        observers = onlyObservers
+      } else if onlyObservers != nil {
         problem(accessorBlock, .hasObservers(kind, name: name))
       } else {
         problem(accessorBlock, .hasAccessors(kind, name: name))
@@ -170,6 +191,7 @@ private struct Reader {
         initializer, .computedWithInitialValue(name: name), fix: .removeInitialValue,
         changes: [.replace(oldNode: Syntax(binding), newNode: Syntax(withoutValue))])
     }
+    return observers
   }
 
   /// `@Observable` would give the property a second set of accessors; `@ObservationIgnored`

@@ -39,11 +39,7 @@ public struct GraphStoredMacro: AccessorMacro, PeerMacro {
         \(storage).wrappedValue
       }
       """,
-      """
-      \(setter) {
-        \(storage).wrappedValue = newValue
-      }
-      """,
+      property.valueSetter(keyword: setter.text),
     ]
   }
 

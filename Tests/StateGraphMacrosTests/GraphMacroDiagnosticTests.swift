@@ -78,21 +78,21 @@ struct GraphMacroDiagnosticTests {
     }
   }
 
-  @Test func propertyObservers() {
+  @Test func observersOnAComputedProperty() {
     assertMacro {
       """
       final class Model {
-        @GraphStored var count: Int = 0 {
-          didSet { print(count) }
+        @GraphComputed var total: Int {
+          didSet { print(total) }
         }
       }
       """
     } diagnostics: {
       """
       final class Model {
-        @GraphStored var count: Int = 0 {
-                                        ╰─ 🛑 @GraphStored does not support 'willSet' or 'didSet' on 'count'; remove them and observe the node instead, e.g. 'self.$count.onChange { newValue in ... }' inside withGraphTracking
-          didSet { print(count) }
+        @GraphComputed var total: Int {
+                                      ╰─ 🛑 @GraphComputed does not support 'willSet' or 'didSet' on 'total'; remove them and observe the node instead, e.g. 'self.$total.onChange { newValue in ... }' inside withGraphTracking
+          didSet { print(total) }
         }
       }
       """
