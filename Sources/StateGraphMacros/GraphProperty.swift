@@ -36,6 +36,17 @@ struct GraphProperty {
   let isInSendableClass: Bool
   /// `willSet` / `didSet` written on a `@GraphStored` property.
   let observers: PropertyObservers?
+  /// Where the property lives: in each instance, once per type, or once per program.
+  let placement: Placement
+
+  enum Placement {
+    /// An instance property of a class, struct or actor.
+    case instance
+    /// A `static` property of a type or extension.
+    case typeMember
+    /// A global variable.
+    case global
+  }
 
   /// The access modifiers for a `$name` without a setter: `private(set)` and the like
   /// have nothing to restrict there, and the compiler rejects them.
@@ -72,12 +83,30 @@ struct GraphProperty {
     report: Bool
   ) -> GraphProperty? {
     var reader = Reader(attribute: attribute, kind: kind)
-    let property = reader.read(declaration, enclosingType: context.lexicalContext.first)
+    // The compiler gives the lexical context. swift-syntax's test expander leaves it empty
+    // when it expands the source a fix-it produced, but the declaration is still attached
+    // to that source there: its nearest enclosing declaration says the same.
+    let enclosingType = context.lexicalContext.first ?? nearestEnclosingDeclaration(of: declaration)
+    let property = reader.read(declaration, enclosingType: enclosingType)
     if report {
       reader.problems.forEach(context.diagnose)
     }
     return reader.problems.isEmpty ? property : nil
   }
+}
+
+/// The type, extension or function around `declaration` in its syntax tree, if it has one.
+private func nearestEnclosingDeclaration(of declaration: some SyntaxProtocol) -> Syntax? {
+  var node = declaration.parent
+  while let current = node {
+    if current.isProtocol(DeclGroupSyntax.self) || current.is(FunctionDeclSyntax.self)
+      || current.is(ClosureExprSyntax.self) || current.is(AccessorDeclSyntax.self)
+    {
+      return current
+    }
+    node = current.parent
+  }
+  return nil
 }
 
 /// Collects every broken rule rather than stopping at the first, so one build shows them all.
@@ -96,16 +125,36 @@ private struct Reader {
       problem(attribute, .notAVariable(kind))
       return nil
     }
-    // Only a class, struct or actor body can hold the stored peer. Globals have no lexical
-    // context, and neither has the storage copy that @Observable's @ObservationTracked makes
-    // of a property, attributes and all; that copy gets a message pointing at the real cause.
-    guard let enclosingType,
-      enclosingType.is(ClassDeclSyntax.self) || enclosingType.is(StructDeclSyntax.self)
+    // An instance's node lives in a class, struct or actor body. A `static` @GraphStored
+    // property's node lives in its type (enums and extensions too), and a global's at file
+    // scope, which has no lexical context. Neither has the storage copy that @Observable's
+    // @ObservationTracked makes of a property, attributes and all; that copy gets a message
+    // pointing at the real cause.
+    let isStatic = variable.modifiers.contains { $0.name.tokenKind == .keyword(.static) }
+    let placement: GraphProperty.Placement
+    if let enclosingType {
+      let holdsInstances =
+        enclosingType.is(ClassDeclSyntax.self) || enclosingType.is(StructDeclSyntax.self)
         || enclosingType.is(ActorDeclSyntax.self)
-    else {
-      let isObservationCopy =
-        enclosingType == nil && Self.attributeNames(variable).contains("ObservationIgnored")
-      problem(attribute, isObservationCopy ? .copiedByObservable(kind) : .notInsideAType(kind))
+      let holdsStatics =
+        holdsInstances || enclosingType.is(EnumDeclSyntax.self) || enclosingType.is(ExtensionDeclSyntax.self)
+      if isStatic && holdsStatics && kind == .stored {
+        placement = .typeMember
+      } else if holdsInstances && !isStatic {
+        placement = .instance
+      } else if isStatic && holdsStatics {
+        placement = .typeMember  // reported by checkModifiers: @GraphComputed has no static form
+      } else {
+        problem(attribute, .notInsideAType(kind))
+        return nil
+      }
+    } else if Self.attributeNames(variable).contains("ObservationIgnored") {
+      problem(attribute, .copiedByObservable(kind))
+      return nil
+    } else if kind == .stored {
+      placement = .global
+    } else {
+      problem(attribute, .notInsideAType(kind))
       return nil
     }
     if variable.bindingSpecifier.tokenKind == .keyword(.let) {
@@ -126,10 +175,17 @@ private struct Reader {
 
     checkModifiers(of: variable, name: name)
     let observers = checkAccessorsAndValue(of: binding, name: name)
-    checkObservation(of: variable, enclosingType: enclosingType, name: name)
+    if let enclosingType {
+      checkObservation(of: variable, enclosingType: enclosingType, name: name)
+    }
     guard let type = binding.typeAnnotation?.type.trimmed else {
       problem(binding.pattern, .missingTypeAnnotation(kind, name: name))
       return nil
+    }
+
+    // A static or global node is made where it is declared: no initialiser assigns it.
+    if kind == .stored, placement != .instance, binding.initializer == nil, !Self.isOptional(type) {
+      problem(binding.pattern, .sharedWithoutValue(name: name))
     }
 
     let implicitlyUnwrapped = type.as(ImplicitlyUnwrappedOptionalTypeSyntax.self)
@@ -140,16 +196,19 @@ private struct Reader {
       initialValue: binding.initializer?.value.trimmed,
       isOptional: Self.isOptional(type),
       accessModifiers: Self.accessModifiers(of: variable),
-      isInValueType: enclosingType.is(StructDeclSyntax.self),
-      isInSendableClass: enclosingType.as(ClassDeclSyntax.self).map(Self.declaresSendable) ?? false,
-      observers: observers
+      // A static setter mutates no instance, so only an instance property needs `nonmutating`.
+      isInValueType: placement == .instance && enclosingType?.is(StructDeclSyntax.self) == true,
+      isInSendableClass: placement == .instance
+        && enclosingType?.as(ClassDeclSyntax.self).map(Self.declaresSendable) == true,
+      observers: observers,
+      placement: placement
     )
   }
 
   private mutating func checkModifiers(of variable: VariableDeclSyntax, name: String) {
     for modifier in variable.modifiers {
       switch modifier.name.tokenKind {
-      case .keyword(.static), .keyword(.class):
+      case .keyword(.static) where kind == .computed, .keyword(.class):
         problem(modifier, .staticProperty(kind))
       case .keyword(.lazy):
         problem(

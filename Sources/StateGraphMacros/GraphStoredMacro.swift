@@ -21,6 +21,9 @@ public struct GraphStoredMacro: AccessorMacro, PeerMacro {
     else {
       return []
     }
+    if property.placement != .instance {
+      return SharedStoredExpansion.accessors(property)
+    }
     if property.isInSendableClass {
       return ConstantStoredExpansion.accessors(property, attribute: node)
     }
@@ -53,6 +56,9 @@ public struct GraphStoredMacro: AccessorMacro, PeerMacro {
         declaration, attribute: node, kind: .stored, in: context, report: true)
     else {
       return []
+    }
+    if property.placement != .instance {
+      return SharedStoredExpansion.peers(property, attribute: node)
     }
     if property.isInSendableClass {
       return ConstantStoredExpansion.peers(property, attribute: node)
