@@ -36,6 +36,17 @@
 /// }
 /// ```
 ///
+/// On a `static` property (of a class, struct, enum or extension) or a global variable,
+/// the node is made once, where the property is declared, so it needs an initial value
+/// (optionals may omit it); `$name` is read-only:
+///
+/// ```swift
+/// enum AppState {
+///   @GraphStored static var isOnline: Bool = true
+/// }
+/// @GraphStored var launchCount: Int = 0
+/// ```
+///
 /// In a class that declares `Sendable` (not `@unchecked Sendable`), which the Swift 6 mode
 /// lets hold no mutable stored property, the node is kept in a `let` and `$name` has no
 /// setter. `init` may still assign `self.name`, and `self.$name = other.$name` when the
