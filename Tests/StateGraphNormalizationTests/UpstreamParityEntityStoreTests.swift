@@ -171,3 +171,12 @@ struct UpstreamParityEntityStoreTests {
     release.signal()
   }
 }
+
+@Suite("Upstream parity: TypedIdentifier.raw")
+struct UpstreamParityTypedIdentifierTests {
+  @Test func rawIsTheRawValue() {
+    let id: Note.TypedID = "user123"
+    #expect(id.raw == "user123")
+    #expect(id.raw == id.rawValue)
+  }
+}
