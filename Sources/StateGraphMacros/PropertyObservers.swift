@@ -11,8 +11,8 @@ struct PropertyObservers {
     let parameter: TokenSyntax
     let body: CodeBlockItemListSyntax
 
-    /// Whether the body mentions the parameter; when it does not, the setter neither binds
-    /// it nor (for `didSet`) reads the old value, as Swift's own observers skip it.
+    /// Whether the body mentions the parameter: a `didSet` that does not is given no old
+    /// value, which then is not read, as Swift skips it for its own observers.
     var usesParameter: Bool {
       body.tokens(viewMode: .sourceAccurate).contains { token in
         token.tokenKind == parameter.tokenKind

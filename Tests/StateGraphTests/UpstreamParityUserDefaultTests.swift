@@ -233,6 +233,29 @@ struct UpstreamParityUserDefaultTests {
     #expect(seen.values == ["kim"])
   }
 
+  @Test func racingWritersEndWithTheNodeOnWhatTheKeyHolds() async {
+    let suite = ScratchSuite()
+    defer { suite.remove() }
+    let store = suite.defaults
+    let counter = GraphUserDefault(wrappedValue: 0, "counter", store: store)
+    let other = GraphUserDefault(wrappedValue: 0, "counter", store: store)
+    await withTaskGroup(of: Void.self) { group in
+      for writer in 0..<8 {
+        group.addTask {
+          for step in 0..<50 { (writer % 2 == 0 ? counter : other).wrappedValue = writer * 1000 + step }
+        }
+      }
+    }
+    // Values reach a node in the order they were read from the key, so the property that
+    // saved last holds that value already, however the publications raced.
+    let saved = store.integer(forKey: "counter")
+    let lastWriter = (saved / 1000) % 2 == 0 ? counter : other
+    #expect(lastWriter.wrappedValue == saved)
+    announceChange(of: store)  // the other property hears of it through the key
+    #expect(counter.wrappedValue == store.integer(forKey: "counter"))
+    #expect(other.wrappedValue == store.integer(forKey: "counter"))
+  }
+
   @Test func aPropertyWithNoOwnerIsFreed() {
     let suite = ScratchSuite()
     defer { suite.remove() }

@@ -115,6 +115,11 @@ public final class GraphUserDefault<Value: UserDefaultsStorable>: @unchecked Sen
     set {
       let (value, sequence) = Self.access.withLock {
         newValue._setValue(to: store.defaults, forKey: key)
+        #if !canImport(Darwin)
+          // swift-corelibs-foundation keeps changes in memory until synchronize(): write
+          // them through, as the `backed:` spelling does, so that they survive a crash.
+          store.defaults.synchronize()
+        #endif
         return readBack()
       }
       publish(value, sequence: sequence)
