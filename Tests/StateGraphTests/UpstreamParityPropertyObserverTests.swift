@@ -116,6 +116,27 @@ struct UpstreamParityPropertyObserverTests {
     #expect(model.derived == 0)
   }
 
+  @Test func aTypedThrowInWithGraphTransactionRollsBackDidSetWrites() {
+    enum Refusal: Error { case refused }
+    let model = MirrorModel()
+    var caught: Refusal?
+    do {
+      try withGraphTransaction { () throws(Refusal) -> Void in
+        model.source = 2
+        model.source = 5
+        #expect(model.derived == 5)
+        throw .refused
+      }
+    } catch {
+      caught = error  // typed: `error` is a `Refusal`
+    }
+    #expect(caught == .refused)
+    #expect(model.source == 0)
+    #expect(model.derived == 0)
+    let doubled = withGraphTransaction { model.source = 4; return model.derived * 2 }
+    #expect(doubled == 8)
+  }
+
   @Test func didSetAndOnDidSetSeeTheSameAssignments() {
     let model = LoggingModel()
     let nodeLevel = Recorder<String>()
