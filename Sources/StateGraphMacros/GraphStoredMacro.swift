@@ -9,6 +9,11 @@ import SwiftSyntaxMacros
 /// initialiser may either give the value (`self.count = 1`) or share another object's node
 /// (`self.$count = other.$count`). An initial value written on the property reaches the
 /// node through `count`'s init accessor; an optional without one starts as `nil`.
+///
+/// Two other forms: in a class that declares `Sendable` the node is a `let`
+/// (``ConstantStoredExpansion``), and a `static` property or a global has one node made
+/// where it is declared (``SharedStoredExpansion``). `willSet`/`didSet` go into the setter
+/// in every form (``PropertyObservers``).
 public struct GraphStoredMacro: AccessorMacro, PeerMacro {
   public static func expansion(
     of node: AttributeSyntax,
