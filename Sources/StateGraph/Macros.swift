@@ -24,6 +24,35 @@
 /// setter is `nonmutating`, because the node is a shared reference, and no memberwise
 /// initialiser is synthesised (`name` and `$name` both initialise the node).
 ///
+/// `willSet` and `didSet` work as on a plain stored property: they run around every write
+/// through the property (equal values included), not around writes through
+/// `$name.wrappedValue`, nor when `init` gives the first value.
+///
+/// ```swift
+/// final class Player {
+///   @GraphStored var volume: Double = 0.5 {
+///     didSet { if volume > 1 { volume = 1 } }
+///   }
+/// }
+/// ```
+///
+/// On a `static` property (of a class, struct, enum or extension) or a global variable,
+/// the node is made once, where the property is declared, so it needs an initial value
+/// (optionals may omit it); `$name` is read-only:
+///
+/// ```swift
+/// enum AppState {
+///   @GraphStored static var isOnline: Bool = true
+/// }
+/// @GraphStored var launchCount: Int = 0
+/// ```
+///
+/// In a class that declares `Sendable` (not `@unchecked Sendable`), which the Swift 6 mode
+/// lets hold no mutable stored property, the node is kept in a `let` and `$name` has no
+/// setter. `init` may still assign `self.name`, and `self.$name = other.$name` when the
+/// property has no initial value and is not optional (otherwise its node exists already).
+/// The value type must then be `Sendable`.
+///
 /// A class holding graph properties is observable through its nodes: conform it to
 /// ``GraphObject`` rather than applying `@Observable`, whose own accessors collide with these.
 /// In an `@Observable` class, write `@GraphStored @ObservationIgnored` (in that order).
@@ -76,6 +105,9 @@ public macro GraphStored(backed: GraphStorageBacking) =
 ///   }
 /// }
 /// ```
+///
+/// In a class that declares `Sendable`, the node is kept in a `let` slot that is locked on
+/// access, so the class holds no mutable stored property; the rules above are unchanged.
 ///
 /// The property needs a type annotation and no initial value. Reading it before `$name`
 /// has been assigned stops the program with a message naming the property. `$name` is

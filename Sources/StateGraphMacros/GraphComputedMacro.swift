@@ -12,6 +12,9 @@ import SwiftSyntaxMacros
 ///
 /// `$total`'s setter is `private`: the type's own initialisers (and the rest of its
 /// declaration) give it its computation, and no code outside can swap it afterwards.
+///
+/// In a class that declares `Sendable`, which may hold no mutable stored property,
+/// `_total` is a `let` slot that holds the node instead (`_GraphComputedSlot`).
 public struct GraphComputedMacro: AccessorMacro, PeerMacro {
   public static func expansion(
     of node: AttributeSyntax,
@@ -52,18 +55,30 @@ public struct GraphComputedMacro: AccessorMacro, PeerMacro {
     // A private property's setter is private already; repeating it would be an error.
     let isPrivate = property.accessModifiers.contains { $0.name.tokenKind == .keyword(.private) }
     let setterAccess = isPrivate ? "" : "private(set) "
+    // A class that declares `Sendable` may hold no mutable stored property: the node then
+    // lives in a `let` slot, made empty with the object (see `_GraphComputedSlot`).
+    let storageDeclaration: DeclSyntax
+    let heldNode: ExprSyntax
+    if property.isInSendableClass {
+      storageDeclaration =
+        "@GraphIgnored private let \(storage) = StateGraph._GraphComputedSlot<\(property.valueType)>()"
+      heldNode = "\(storage).node"
+    } else {
+      storageDeclaration = "@GraphIgnored private var \(storage): \(nodeType)? = nil"
+      heldNode = "\(storage)"
+    }
     return [
-      "@GraphIgnored private var \(storage): \(nodeType)? = nil",
+      storageDeclaration,
       """
       @GraphIgnored \(property.accessModifiers)\(raw: setterAccess)var \(property.nodeName): \(nodeType) {
         get {
-          guard let node = \(storage) else {
+          guard let node = \(heldNode) else {
             Swift.preconditionFailure(\(unassigned))
           }
           return node
         }
         set {
-          \(storage) = newValue
+          \(heldNode) = newValue
         }
       }
       """,

@@ -7,6 +7,7 @@ enum GraphMacroDiagnostic: DiagnosticMessage {
   case notAVariable(GraphPropertyKind)
   case notInsideAType(GraphPropertyKind)
   case staticProperty(GraphPropertyKind)
+  case sharedWithoutValue(name: String)
   case letProperty(GraphPropertyKind)
   case multipleBindings(GraphPropertyKind)
   case missingName(GraphPropertyKind)
@@ -25,13 +26,20 @@ enum GraphMacroDiagnostic: DiagnosticMessage {
     switch self {
     case .notAVariable(let kind):
       return "@\(kind) can only be attached to a 'var' property of a class or struct"
-    case .notInsideAType(let kind):
-      return "@\(kind) must be declared in the body of a class or struct, which holds its node "
+    case .notInsideAType(.stored):
+      return "@GraphStored must be an instance property of a class, struct or actor, a 'static' "
+        + "property, or a global variable (not a local or an instance property of an enum or "
+        + "extension); elsewhere create the node directly, e.g. 'let count = Stored(wrappedValue: 0)'"
+    case .notInsideAType(.computed):
+      return "@GraphComputed must be declared in the body of a class or struct, which holds its node "
         + "(extensions, enums, globals and locals cannot); elsewhere create the node directly, "
-        + "e.g. 'let count = Stored(wrappedValue: 0)'"
+        + "e.g. 'let total = Computed { _ in ... }'"
     case .staticProperty(let kind):
-      return "@\(kind) cannot be used on a 'static' or 'class' property; "
-        + "declare a node instead, e.g. 'static let shared = Stored(wrappedValue: 0)'"
+      return "@\(kind) cannot be used on a 'class' property\(kind == .computed ? " or a 'static' one" : ""); "
+        + "declare a node instead, e.g. 'static let shared = \(kind == .computed ? "Computed { _ in ... }" : "Stored(wrappedValue: 0)")'"
+    case .sharedWithoutValue(let name):
+      return "a static or global @GraphStored property is created where it is declared, so it needs "
+        + "an initial value; write 'var \(name): <Type> = <value>' (optionals may omit it)"
     case .letProperty(let kind):
       return "@\(kind) requires 'var' because the macro turns the property into accessors; "
         + "replace 'let' with 'var'"

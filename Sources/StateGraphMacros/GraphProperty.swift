@@ -1,5 +1,6 @@
 import SwiftDiagnostics
 import SwiftSyntax
+import SwiftSyntaxBuilder
 import SwiftSyntaxMacros
 
 /// Which graph macro is reading the property; the rules differ slightly between the two.
@@ -20,7 +21,9 @@ struct GraphProperty {
   /// The node's value type: the declared type, except that `T!` becomes `T?` because a
   /// generic argument cannot be implicitly unwrapped.
   let valueType: TypeSyntax
-  let hasInitialValue: Bool
+  /// The value written on the declaration, if any.
+  let initialValue: ExprSyntax?
+  var hasInitialValue: Bool { initialValue != nil }
   /// True for `T?`, `T!` and `Optional<T>`, which start as `nil` when no value is written.
   let isOptional: Bool
   /// The property's access modifiers (`public`, `private(set)`, ...), repeated on `$name`.
@@ -28,6 +31,40 @@ struct GraphProperty {
   /// Structs need `nonmutating set`: the node is a class, so writing through it leaves the
   /// struct itself untouched.
   let isInValueType: Bool
+  /// A class that declares `Sendable` may hold no mutable stored property, so its node is
+  /// kept in a `let` (see ``GraphStoredMacro`` and ``GraphComputedMacro``).
+  let isInSendableClass: Bool
+  /// `willSet` / `didSet` written on a `@GraphStored` property.
+  let observers: PropertyObservers?
+  /// Where the property lives: in each instance, once per type, or once per program.
+  let placement: Placement
+
+  enum Placement {
+    /// An instance property of a class, struct or actor.
+    case instance
+    /// A `static` property of a type or extension.
+    case typeMember
+    /// A global variable.
+    case global
+  }
+
+  /// The access modifiers for a `$name` without a setter: `private(set)` and the like
+  /// have nothing to restrict there, and the compiler rejects them.
+  var readOnlyAccessModifiers: DeclModifierListSyntax {
+    accessModifiers.filter { $0.detail == nil }
+  }
+
+  /// The setter of the node's value, running the property's observers around the write.
+  func valueSetter(keyword: String) -> AccessorDeclSyntax {
+    if let observers {
+      return observers.setter(keyword: keyword, storage: storageName, valueType: valueType)
+    }
+    return """
+      \(raw: keyword) {
+        \(storageName).wrappedValue = newValue
+      }
+      """
+  }
 
   /// The private peer that owns the node.
   var storageName: TokenSyntax { .identifier("_\(name)") }
@@ -46,12 +83,30 @@ struct GraphProperty {
     report: Bool
   ) -> GraphProperty? {
     var reader = Reader(attribute: attribute, kind: kind)
-    let property = reader.read(declaration, enclosingType: context.lexicalContext.first)
+    // The compiler gives the lexical context. swift-syntax's test expander leaves it empty
+    // when it expands the source a fix-it produced, but the declaration is still attached
+    // to that source there: its nearest enclosing declaration says the same.
+    let enclosingType = context.lexicalContext.first ?? nearestEnclosingDeclaration(of: declaration)
+    let property = reader.read(declaration, enclosingType: enclosingType)
     if report {
       reader.problems.forEach(context.diagnose)
     }
     return reader.problems.isEmpty ? property : nil
   }
+}
+
+/// The type, extension or function around `declaration` in its syntax tree, if it has one.
+private func nearestEnclosingDeclaration(of declaration: some SyntaxProtocol) -> Syntax? {
+  var node = declaration.parent
+  while let current = node {
+    if current.isProtocol(DeclGroupSyntax.self) || current.is(FunctionDeclSyntax.self)
+      || current.is(ClosureExprSyntax.self) || current.is(AccessorDeclSyntax.self)
+    {
+      return current
+    }
+    node = current.parent
+  }
+  return nil
 }
 
 /// Collects every broken rule rather than stopping at the first, so one build shows them all.
@@ -70,16 +125,36 @@ private struct Reader {
       problem(attribute, .notAVariable(kind))
       return nil
     }
-    // Only a class, struct or actor body can hold the stored peer. Globals have no lexical
-    // context, and neither has the storage copy that @Observable's @ObservationTracked makes
-    // of a property, attributes and all; that copy gets a message pointing at the real cause.
-    guard let enclosingType,
-      enclosingType.is(ClassDeclSyntax.self) || enclosingType.is(StructDeclSyntax.self)
+    // An instance's node lives in a class, struct or actor body. A `static` @GraphStored
+    // property's node lives in its type (enums and extensions too), and a global's at file
+    // scope, which has no lexical context. Neither has the storage copy that @Observable's
+    // @ObservationTracked makes of a property, attributes and all; that copy gets a message
+    // pointing at the real cause.
+    let isStatic = variable.modifiers.contains { $0.name.tokenKind == .keyword(.static) }
+    let placement: GraphProperty.Placement
+    if let enclosingType {
+      let holdsInstances =
+        enclosingType.is(ClassDeclSyntax.self) || enclosingType.is(StructDeclSyntax.self)
         || enclosingType.is(ActorDeclSyntax.self)
-    else {
-      let isObservationCopy =
-        enclosingType == nil && Self.attributeNames(variable).contains("ObservationIgnored")
-      problem(attribute, isObservationCopy ? .copiedByObservable(kind) : .notInsideAType(kind))
+      let holdsStatics =
+        holdsInstances || enclosingType.is(EnumDeclSyntax.self) || enclosingType.is(ExtensionDeclSyntax.self)
+      if isStatic && holdsStatics && kind == .stored {
+        placement = .typeMember
+      } else if holdsInstances && !isStatic {
+        placement = .instance
+      } else if isStatic && holdsStatics {
+        placement = .typeMember  // reported by checkModifiers: @GraphComputed has no static form
+      } else {
+        problem(attribute, .notInsideAType(kind))
+        return nil
+      }
+    } else if Self.attributeNames(variable).contains("ObservationIgnored") {
+      problem(attribute, .copiedByObservable(kind))
+      return nil
+    } else if kind == .stored {
+      placement = .global
+    } else {
+      problem(attribute, .notInsideAType(kind))
       return nil
     }
     if variable.bindingSpecifier.tokenKind == .keyword(.let) {
@@ -99,11 +174,18 @@ private struct Reader {
     let name = identifier.identifier?.name ?? identifier.text
 
     checkModifiers(of: variable, name: name)
-    checkAccessorsAndValue(of: binding, name: name)
-    checkObservation(of: variable, enclosingType: enclosingType, name: name)
+    let observers = checkAccessorsAndValue(of: binding, name: name)
+    if let enclosingType {
+      checkObservation(of: variable, enclosingType: enclosingType, name: name)
+    }
     guard let type = binding.typeAnnotation?.type.trimmed else {
       problem(binding.pattern, .missingTypeAnnotation(kind, name: name))
       return nil
+    }
+
+    // A static or global node is made where it is declared: no initialiser assigns it.
+    if kind == .stored, placement != .instance, binding.initializer == nil, !Self.isOptional(type) {
+      problem(binding.pattern, .sharedWithoutValue(name: name))
     }
 
     let implicitlyUnwrapped = type.as(ImplicitlyUnwrappedOptionalTypeSyntax.self)
@@ -111,17 +193,22 @@ private struct Reader {
       name: name,
       valueType: implicitlyUnwrapped.map { TypeSyntax(OptionalTypeSyntax(wrappedType: $0.wrappedType)) }
         ?? type,
-      hasInitialValue: binding.initializer != nil,
+      initialValue: binding.initializer?.value.trimmed,
       isOptional: Self.isOptional(type),
       accessModifiers: Self.accessModifiers(of: variable),
-      isInValueType: enclosingType.is(StructDeclSyntax.self)
+      // A static setter mutates no instance, so only an instance property needs `nonmutating`.
+      isInValueType: placement == .instance && enclosingType?.is(StructDeclSyntax.self) == true,
+      isInSendableClass: placement == .instance
+        && enclosingType?.as(ClassDeclSyntax.self).map(Self.declaresSendable) == true,
+      observers: observers,
+      placement: placement
     )
   }
 
   private mutating func checkModifiers(of variable: VariableDeclSyntax, name: String) {
     for modifier in variable.modifiers {
       switch modifier.name.tokenKind {
-      case .keyword(.static), .keyword(.class):
+      case .keyword(.static) where kind == .computed, .keyword(.class):
         problem(modifier, .staticProperty(kind))
       case .keyword(.lazy):
         problem(
@@ -140,12 +227,17 @@ private struct Reader {
     }
   }
 
-  private mutating func checkAccessorsAndValue(of binding: PatternBindingSyntax, name: String) {
+  /// Returns the observers of a `@GraphStored` property, which the setter runs.
+  private mutating func checkAccessorsAndValue(of binding: PatternBindingSyntax, name: String)
+    -> PropertyObservers?
+  {
+    var observers: PropertyObservers?
     if let accessorBlock = binding.accessorBlock {
-      let observers: Set<TokenKind> = [.keyword(.willSet), .keyword(.didSet)]
-      if case .accessors(let accessors) = accessorBlock.accessors,
-        accessors.contains(where: { observers.contains($0.accessorSpecifier.tokenKind) })
-      {
+      let onlyObservers: PropertyObservers? =
+        if case .accessors(let accessors) = accessorBlock.accessors { PropertyObservers(accessors) } else { nil }
+      if let onlyObservers, kind == .stored {
+        observers = onlyObservers
+      } else if onlyObservers != nil {
         problem(accessorBlock, .hasObservers(kind, name: name))
       } else {
         problem(accessorBlock, .hasAccessors(kind, name: name))
@@ -158,6 +250,7 @@ private struct Reader {
         initializer, .computedWithInitialValue(name: name), fix: .removeInitialValue,
         changes: [.replace(oldNode: Syntax(binding), newNode: Syntax(withoutValue))])
     }
+    return observers
   }
 
   /// `@Observable` would give the property a second set of accessors; `@ObservationIgnored`
@@ -222,6 +315,16 @@ private struct Reader {
           modifier.name.tokenKind == .keyword(.open) ? TokenSyntax.keyword(.public) : modifier.name.trimmed
         return modifier.trimmed.with(\.name, name).with(\.trailingTrivia, .space)
       })
+  }
+
+  /// Whether the class lists `Sendable` among its conformances, checked by the compiler
+  /// (`@unchecked Sendable` is not: it allows mutable stored properties).
+  private static func declaresSendable(_ type: ClassDeclSyntax) -> Bool {
+    guard let inherited = type.inheritanceClause?.inheritedTypes else { return false }
+    return inherited.contains { inheritedType in
+      let name = inheritedType.type.trimmedDescription
+      return name == "Sendable" || name == "Swift.Sendable"
+    }
   }
 
   private static func isOptional(_ type: TypeSyntax) -> Bool {

@@ -9,6 +9,11 @@ import SwiftSyntaxMacros
 /// initialiser may either give the value (`self.count = 1`) or share another object's node
 /// (`self.$count = other.$count`). An initial value written on the property reaches the
 /// node through `count`'s init accessor; an optional without one starts as `nil`.
+///
+/// Two other forms: in a class that declares `Sendable` the node is a `let`
+/// (``ConstantStoredExpansion``), and a `static` property or a global has one node made
+/// where it is declared (``SharedStoredExpansion``). `willSet`/`didSet` go into the setter
+/// in every form (``PropertyObservers``).
 public struct GraphStoredMacro: AccessorMacro, PeerMacro {
   public static func expansion(
     of node: AttributeSyntax,
@@ -20,6 +25,12 @@ public struct GraphStoredMacro: AccessorMacro, PeerMacro {
         declaration, attribute: node, kind: .stored, in: context, report: false)
     else {
       return []
+    }
+    if property.placement != .instance {
+      return SharedStoredExpansion.accessors(property)
+    }
+    if property.isInSendableClass {
+      return ConstantStoredExpansion.accessors(property, attribute: node)
     }
     let storage = property.storageName
     // The node is a class: writing through it does not mutate the enclosing struct.
@@ -36,11 +47,7 @@ public struct GraphStoredMacro: AccessorMacro, PeerMacro {
         \(storage).wrappedValue
       }
       """,
-      """
-      \(setter) {
-        \(storage).wrappedValue = newValue
-      }
-      """,
+      property.valueSetter(keyword: setter.text),
     ]
   }
 
@@ -54,6 +61,12 @@ public struct GraphStoredMacro: AccessorMacro, PeerMacro {
         declaration, attribute: node, kind: .stored, in: context, report: true)
     else {
       return []
+    }
+    if property.placement != .instance {
+      return SharedStoredExpansion.peers(property, attribute: node)
+    }
+    if property.isInSendableClass {
+      return ConstantStoredExpansion.peers(property, attribute: node)
     }
     let storage = property.storageName
     let nodeType: TypeSyntax = "StateGraph.Stored<\(property.valueType)>"
@@ -85,7 +98,7 @@ public struct GraphStoredMacro: AccessorMacro, PeerMacro {
 
   /// `name: "count", wrappedValue: <value>`, followed by `backed: <expression>` when the
   /// attribute names a backing store, passed through exactly as written.
-  private static func nodeArguments(
+  static func nodeArguments(
     _ property: GraphProperty, value: ExprSyntax, attribute: AttributeSyntax
   ) -> LabeledExprListSyntax {
     let backed = attribute.arguments?.as(LabeledExprListSyntax.self)?.first { $0.label?.text == "backed" }

@@ -96,7 +96,8 @@ public final class EntityStore<Entity: TypedIdentifiable> {
 
   /// Serializes mutations, held across a whole mutation including a
   /// `modify` body (user code). Recursive, so that body may use the store.
-  let writerLock = RecursiveLock()
+  /// The coordinator's, shared by every store made with it.
+  let writerLock: RecursiveLock
 
   /// Guards the containers below. Held only around container work and node
   /// reads and writes. The only user code that runs under it is the ID's
@@ -153,11 +154,32 @@ public final class EntityStore<Entity: TypedIdentifiable> {
   /// ```
   ///
   /// - Complexity: O(1).
-  public init() {
+  public convenience init() {
+    self.init(coordinator: EntityStoreCoordinator())
+  }
+
+  /// Creates a store whose mutations are serialized with those of every other store made
+  /// with `coordinator`, and which holds `entities`.
+  ///
+  /// ```swift
+  /// let coordinator = EntityStoreCoordinator()
+  /// let users = EntityStore<User>(coordinator: coordinator)
+  /// let posts = EntityStore<Post>(entities: [welcome.typedID: welcome], coordinator: coordinator)
+  /// ```
+  ///
+  /// The entities join in the dictionary's iteration order, which is the order
+  /// ``getAll()`` returns them in. See ``EntityStoreCoordinator`` for when to share one.
+  ///
+  /// - Complexity: O(*n*) in the number of entities.
+  public init(
+    entities: [Entity.TypedID: Entity] = [:], coordinator: EntityStoreCoordinator = EntityStoreCoordinator()
+  ) {
+    writerLock = coordinator.writerLock
     entityName = String(describing: Entity.self)
     countNode = Stored(name: "EntityStore<\(entityName)>.count", wrappedValue: 0)
     membershipNode = Stored(name: "EntityStore<\(entityName)>.membership", wrappedValue: 0)
     isSameEntity = EntitySameness.comparator(for: Entity.self)
+    if !entities.isEmpty { add(entities.values) }
   }
 
   /// Creates a store holding `entities`, in order. A later entity with the

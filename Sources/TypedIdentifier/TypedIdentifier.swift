@@ -20,6 +20,13 @@ public struct TypedIdentifier<Entity: TypedIdentifiable>: Hashable, Sendable {
   /// The wrapped value.
   public let rawValue: Entity.TypedIdentifierRawValue
 
+  /// The wrapped value: ``rawValue`` under swift-state-graph's name for it.
+  ///
+  /// ```swift
+  /// post.author.id.raw == "user123"
+  /// ```
+  public var raw: Entity.TypedIdentifierRawValue { rawValue }
+
   /// Wraps `rawValue`.
   ///
   /// ```swift

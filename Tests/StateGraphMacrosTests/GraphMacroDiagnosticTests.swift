@@ -2,6 +2,10 @@ import MacroTesting
 import Testing
 
 /// Every misuse the macros reject, with the message and, where there is one, the fix-it.
+///
+/// Where a fix-it applies, MacroTesting expands the fixed source without a lexical context,
+/// which is what the compiler gives a global: those `expansion:` blocks show the global
+/// form. The compiler gives a member its type as context (see GraphStoredMacroTests).
 @Suite(.macros(graphMacros, indentationWidth: .spaces(2)))
 struct GraphMacroDiagnosticTests {
   @Test func missingTypeAnnotation() {
@@ -48,6 +52,25 @@ struct GraphMacroDiagnosticTests {
         @GraphStored var count: Int = 0
       }
       """
+    } expansion: {
+      """
+      final class Model {
+        var count: Int {
+          get {
+            _count.wrappedValue
+          }
+          set {
+            _count.wrappedValue = newValue
+          }
+        }
+
+        @GraphIgnored private let _count: StateGraph.Stored<Int> = .init(name: "count", wrappedValue: 0)
+
+        @GraphIgnored var $count: StateGraph.Stored<Int> {
+          _count
+        }
+      }
+      """
     }
   }
 
@@ -78,21 +101,21 @@ struct GraphMacroDiagnosticTests {
     }
   }
 
-  @Test func propertyObservers() {
+  @Test func observersOnAComputedProperty() {
     assertMacro {
       """
       final class Model {
-        @GraphStored var count: Int = 0 {
-          didSet { print(count) }
+        @GraphComputed var total: Int {
+          didSet { print(total) }
         }
       }
       """
     } diagnostics: {
       """
       final class Model {
-        @GraphStored var count: Int = 0 {
-                                        ╰─ 🛑 @GraphStored does not support 'willSet' or 'didSet' on 'count'; remove them and observe the node instead, e.g. 'self.$count.onChange { newValue in ... }' inside withGraphTracking
-          didSet { print(count) }
+        @GraphComputed var total: Int {
+                                      ╰─ 🛑 @GraphComputed does not support 'willSet' or 'didSet' on 'total'; remove them and observe the node instead, e.g. 'self.$total.onChange { newValue in ... }' inside withGraphTracking
+          didSet { print(total) }
         }
       }
       """
@@ -152,6 +175,25 @@ struct GraphMacroDiagnosticTests {
         @GraphStored var count: Int = 0
       }
       """
+    } expansion: {
+      """
+      final class Model {
+        var count: Int {
+          get {
+            _count.wrappedValue
+          }
+          set {
+            _count.wrappedValue = newValue
+          }
+        }
+
+        @GraphIgnored private let _count: StateGraph.Stored<Int> = .init(name: "count", wrappedValue: 0)
+
+        @GraphIgnored var $count: StateGraph.Stored<Int> {
+          _count
+        }
+      }
+      """
     }
   }
 
@@ -205,19 +247,41 @@ struct GraphMacroDiagnosticTests {
     }
   }
 
-  @Test func staticProperty() {
+  @Test func staticComputedAndStaticStoredWithoutValue() {
     assertMacro {
       """
       final class Model {
-        @GraphStored static var shared: Int = 0
+        @GraphComputed static var total: Int
+        @GraphStored static var shared: Int
       }
       """
     } diagnostics: {
       """
       final class Model {
-        @GraphStored static var shared: Int = 0
-                     ┬─────
-                     ╰─ 🛑 @GraphStored cannot be used on a 'static' or 'class' property; declare a node instead, e.g. 'static let shared = Stored(wrappedValue: 0)'
+        @GraphComputed static var total: Int
+                       ┬─────
+                       ╰─ 🛑 @GraphComputed cannot be used on a 'class' property or a 'static' one; declare a node instead, e.g. 'static let shared = Computed { _ in ... }'
+        @GraphStored static var shared: Int
+                                ┬─────
+                                ╰─ 🛑 a static or global @GraphStored property is created where it is declared, so it needs an initial value; write 'var shared: <Type> = <value>' (optionals may omit it)
+      }
+      """
+    }
+  }
+
+  @Test func storedInstancePropertyOfAnEnum() {
+    assertMacro {
+      """
+      enum Settings {
+        @GraphStored var count: Int = 0
+      }
+      """
+    } diagnostics: {
+      """
+      enum Settings {
+        @GraphStored var count: Int = 0
+        ┬───────────
+        ╰─ 🛑 @GraphStored must be an instance property of a class, struct or actor, a 'static' property, or a global variable (not a local or an instance property of an enum or extension); elsewhere create the node directly, e.g. 'let count = Stored(wrappedValue: 0)'
       }
       """
     }
@@ -244,28 +308,32 @@ struct GraphMacroDiagnosticTests {
   @Test func outsideAClassOrStructBody() {
     assertMacro {
       """
-      @GraphStored var globalCount: Int = 0
       extension Model {
         @GraphStored var extra: Int = 0
       }
       enum Mode {
         @GraphComputed var label: String
+      }
+      func f() {
+        @GraphComputed var local: Int
       }
       """
     } diagnostics: {
       """
-      @GraphStored var globalCount: Int = 0
-      ┬───────────
-      ╰─ 🛑 @GraphStored must be declared in the body of a class or struct, which holds its node (extensions, enums, globals and locals cannot); elsewhere create the node directly, e.g. 'let count = Stored(wrappedValue: 0)'
       extension Model {
         @GraphStored var extra: Int = 0
         ┬───────────
-        ╰─ 🛑 @GraphStored must be declared in the body of a class or struct, which holds its node (extensions, enums, globals and locals cannot); elsewhere create the node directly, e.g. 'let count = Stored(wrappedValue: 0)'
+        ╰─ 🛑 @GraphStored must be an instance property of a class, struct or actor, a 'static' property, or a global variable (not a local or an instance property of an enum or extension); elsewhere create the node directly, e.g. 'let count = Stored(wrappedValue: 0)'
       }
       enum Mode {
         @GraphComputed var label: String
         ┬─────────────
-        ╰─ 🛑 @GraphComputed must be declared in the body of a class or struct, which holds its node (extensions, enums, globals and locals cannot); elsewhere create the node directly, e.g. 'let count = Stored(wrappedValue: 0)'
+        ╰─ 🛑 @GraphComputed must be declared in the body of a class or struct, which holds its node (extensions, enums, globals and locals cannot); elsewhere create the node directly, e.g. 'let total = Computed { _ in ... }'
+      }
+      func f() {
+        @GraphComputed var local: Int
+        ┬─────────────
+        ╰─ 🛑 @GraphComputed must be declared in the body of a class or struct, which holds its node (extensions, enums, globals and locals cannot); elsewhere create the node directly, e.g. 'let total = Computed { _ in ... }'
       }
       """
     }

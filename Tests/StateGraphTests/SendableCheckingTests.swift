@@ -111,6 +111,46 @@ struct SendableCheckingTests {
     #expect(result.status == 0, "\(result.output)")
   }
 
+  /// swift-state-graph's models declare `Sendable`; the macros keep such a class free of
+  /// mutable stored properties, which the Swift 6 mode would reject.
+  @Test(.timeLimit(.minutes(3)))
+  func aSendableClassHoldsGraphProperties() throws {
+    let result = try typeCheck(
+      Self.declarations + """
+        final class Model: Sendable {
+          @GraphStored var count: Int = 0
+          @GraphStored var title: String
+          @GraphStored var note: String?
+          @GraphStored(backed: .userDefaults(key: "volume")) var volume: Double = 0.5
+          @GraphComputed var doubled: Int
+          init(title: String) {
+            self.title = title
+            self.count = 1
+            self.$doubled = .init { [$count] _ in $count.wrappedValue * 2 }
+          }
+        }
+        func check() {
+          let model = Model(title: "a")
+          share { model.count += model.doubled }
+        }
+        """)
+    #expect(result.status == 0, "\(result.output)")
+  }
+
+  @Test(.timeLimit(.minutes(3)))
+  func aSendableClassCannotHoldANonSendableGraphProperty() throws {
+    let result = try typeCheck(
+      Self.declarations + """
+        final class Model: Sendable {
+          @GraphStored var tally: Tally = Tally()
+        }
+        """)
+    #expect(result.status != 0)
+    #expect(
+      result.output.contains("stored property '_tally' of 'Sendable'-conforming class 'Model' contains non-Sendable type 'Tally'"),
+      "\(result.output)")
+  }
+
   /// Runs `swiftc -typecheck -swift-version 6` on `program` against the built modules,
   /// found next to the test bundle.
   private func typeCheck(_ program: String) throws -> (status: Int32, output: String) {

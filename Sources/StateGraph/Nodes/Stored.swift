@@ -47,6 +47,9 @@ public final class Stored<Value> {
   /// (a registrar is two allocations) and a change skips it (its
   /// willSet/didSet cost ~250 instructions even when empty). Guarded by `lock`.
   @usableFromInline @exclusivity(unchecked) var observation: NodeObservation?
+  /// Set by ``onDidSet(_:)``; nil for almost every node, so a write checks it and goes on.
+  /// Guarded by `lock`.
+  @usableFromInline @exclusivity(unchecked) var didSetHandler: ((Value, Value) -> Void)?
   @usableFromInline let isSame: (Value, Value) -> Bool
   /// Where the value persists; nil for a node that lives in memory only
   /// (see Storage/ and `init(name:wrappedValue:backed:)`).
@@ -102,11 +105,24 @@ public final class Stored<Value> {
       return current
     }
     set {
-      if let persistence {
-        persistence.write(newValue, to: self)  // saves, then comes back through `replace`
+      lock.lock()
+      let hasDidSetHandler = didSetHandler != nil
+      lock.unlock()
+      if hasDidSetHandler {
+        assignReportingDidSet(newValue)  // out of line: the rare path
       } else {
-        replace(with: newValue)
+        assign(newValue)
       }
+    }
+  }
+
+  /// A write through `wrappedValue`, without the `onDidSet` handler.
+  @inlinable
+  func assign(_ newValue: Value) {
+    if let persistence {
+      persistence.write(newValue, to: self)  // saves, then comes back through `replace`
+    } else {
+      replace(with: newValue)
     }
   }
 
