@@ -128,7 +128,15 @@ struct OpenWrites<Value> {
 
   /// The outermost batch committed: its writes are ordinary history now.
   mutating func drop(_ transaction: ObjectIdentifier) {
-    writes.removeAll { $0.transaction == transaction }
+    // By index, not `removeAll(where:)`: this generic code runs unspecialised, where the
+    // collection algorithms allocate per element, and emptying keeps the buffer for the
+    // node's next batch.
+    var kept = 0
+    for index in 0..<writes.count where writes[index].transaction != transaction {
+      if kept != index { writes[kept] = writes[index] }
+      kept += 1
+    }
+    writes.removeLast(writes.count - kept)
   }
 
   /// Removes and returns `transaction`'s newest open write, or nil when none is left.
