@@ -74,6 +74,21 @@ struct OpenWrites<Value> {
 
   @usableFromInline var writes: [Write] = []
 
+  // The searches below loop over indices rather than call `lastIndex(where:)` and the
+  // like: this generic code runs unspecialised, where the collection algorithms go
+  // through protocol witnesses that allocate per element.
+
+  /// The index of `transaction`'s newest open write.
+  @usableFromInline
+  func newest(of transaction: ObjectIdentifier) -> Int? {
+    var index = writes.count
+    while index > 0 {
+      index -= 1
+      if writes[index].transaction == transaction { return index }
+    }
+    return nil
+  }
+
   @inlinable
   init() {}
 
@@ -85,7 +100,7 @@ struct OpenWrites<Value> {
     _ transaction: ObjectIdentifier, before: RestorePoint, revisionWritten: UInt64,
     versionWritten: UInt64
   ) -> Bool {
-    if let last = writes.lastIndex(where: { $0.transaction == transaction }) {
+    if let last = newest(of: transaction) {
       if writes[last].revisionWritten == before.revision {  // continues it
         writes[last].revisionWritten = revisionWritten
         writes[last].versionWritten = versionWritten
@@ -113,9 +128,12 @@ struct OpenWrites<Value> {
         continue
       }
       let revision = writes[index].before.revision
-      if let joined = writes.lastIndex(where: {
-        $0.transaction == parent && $0.revisionWritten == revision
-      }) {
+      var joined: Int? = nil
+      for candidate in 0..<writes.count
+      where writes[candidate].transaction == parent && writes[candidate].revisionWritten == revision {
+        joined = candidate  // the last one, as the search from the end found
+      }
+      if let joined {
         writes[joined].revisionWritten = writes[index].revisionWritten
         writes[joined].versionWritten = writes[index].versionWritten
         writes.remove(at: index)
@@ -128,9 +146,7 @@ struct OpenWrites<Value> {
 
   /// The outermost batch committed: its writes are ordinary history now.
   mutating func drop(_ transaction: ObjectIdentifier) {
-    // By index, not `removeAll(where:)`: this generic code runs unspecialised, where the
-    // collection algorithms allocate per element, and emptying keeps the buffer for the
-    // node's next batch.
+    // Emptying keeps the buffer for the node's next batch.
     var kept = 0
     for index in 0..<writes.count where writes[index].transaction != transaction {
       if kept != index { writes[kept] = writes[index] }
@@ -141,17 +157,16 @@ struct OpenWrites<Value> {
 
   /// Removes and returns `transaction`'s newest open write, or nil when none is left.
   mutating func popNewest(of transaction: ObjectIdentifier) -> Write? {
-    guard let index = writes.lastIndex(where: { $0.transaction == transaction }) else {
-      return nil
-    }
+    guard let index = newest(of: transaction) else { return nil }
     return writes.remove(at: index)
   }
 
   /// `write` was rolled back while the node held a later value: the open write that came
   /// right after it, if any, takes over its restore point.
   mutating func bypass(_ write: Write) {
-    if let next = writes.firstIndex(where: { $0.before.revision == write.revisionWritten }) {
+    for next in 0..<writes.count where writes[next].before.revision == write.revisionWritten {
       writes[next].before = write.before
+      return
     }
   }
 }
