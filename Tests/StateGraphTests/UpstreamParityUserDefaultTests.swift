@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import Testing
 
 @testable import StateGraph
@@ -267,5 +268,45 @@ struct UpstreamParityUserDefaultTests {
       theme.wrappedValue = "dark"
     }
     #expect(freed == nil)  // the notification observer and the poll hold it weakly
+  }
+
+  /// A value whose save posts `didChangeNotification` on the saving thread, as Apple's
+  /// `UserDefaults` does (Linux's posts nothing).
+  private struct Announced: UserDefaultsStorable {
+    var text: String
+    static func _getValue(from defaults: UserDefaults, forKey key: String, defaultValue: Self) -> Self {
+      defaults.string(forKey: key).map(Self.init) ?? defaultValue
+    }
+    func _setValue(to defaults: UserDefaults, forKey key: String) {
+      defaults.set(text, forKey: key)
+      NotificationCenter.default.post(name: UserDefaults.didChangeNotification, object: defaults)
+    }
+  }
+
+  /// A writer never waits for another writer's observers: the first write's
+  /// `withObservationTracking` handler blocks, and a second write from another thread
+  /// still finishes. (It waited: the save's own change notification refreshed the
+  /// property, and ran the handler, under the lock every save takes.)
+  @Test func aWriterDoesNotWaitForAnotherWritersObservationHandler() {
+    let suite = ScratchSuite()
+    defer { suite.remove() }
+    let theme = GraphUserDefault(wrappedValue: Announced(text: "light"), "theme", store: suite.defaults)
+    let entered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let calls = Counter()
+    withObservationTracking { _ = theme.wrappedValue } onChange: {
+      // Observation calls a tracking's onChange for every write until the first call
+      // returns (as for an `@Observable` class): only the first one blocks.
+      calls.tick()
+      guard calls.value == 1 else { return }
+      entered.signal()
+      release.wait()
+    }
+    let first = startThread { theme.wrappedValue = Announced(text: "dark") }
+    #expect(entered.wait(seconds: 10))
+    #expect(onAnotherThread(timeout: .seconds(10)) { theme.wrappedValue = Announced(text: "sepia") })
+    release.signal()
+    #expect(first.wait(seconds: 10))
+    #expect(theme.wrappedValue.text == suite.defaults.string(forKey: "theme"))
   }
 }

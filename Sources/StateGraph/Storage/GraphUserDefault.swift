@@ -114,6 +114,9 @@ public final class GraphUserDefault<Value: UserDefaultsStorable>: @unchecked Sen
     get { node.wrappedValue }
     set {
       let (value, sequence) = Self.access.withLock {
+        let thread = ThreadState.current
+        thread.isSavingUserDefault = true
+        defer { thread.isSavingUserDefault = false }
         newValue._setValue(to: store.defaults, forKey: key)
         #if !canImport(Darwin)
           // swift-corelibs-foundation keeps changes in memory until synchronize(): write
@@ -167,7 +170,15 @@ public final class GraphUserDefault<Value: UserDefaultsStorable>: @unchecked Sen
     let observer = NotificationCenter.default.addObserver(
       forName: UserDefaults.didChangeNotification, object: store.defaults, queue: nil
     ) { [weak self] _ in
-      self?.refresh()
+      // Posted by a save on this thread, under `access`: refreshing here would run
+      // observers under the lock, and a writer on another thread would wait for them.
+      // The saver publishes its own value; other properties on the key refresh later.
+      guard let self else { return }
+      if ThreadState.existing?.isSavingUserDefault == true {
+        DispatchQueue.global().async { self.refresh() }
+      } else {
+        self.refresh()
+      }
     }
     // Linux's Foundation posts no notification for writes; the shared watcher polls.
     let poll = UserDefaultsWatcher.shared.add(suite: nil) { [weak self] in
