@@ -33,3 +33,20 @@ public final class EntityStoreCoordinator: Sendable {
   /// Creates a coordinator to give to the stores whose mutations it serializes.
   public init() {}
 }
+
+/// The name later upstream releases give ``EntityStoreCoordinator``.
+public typealias EntityStoreMutationCoordinator = EntityStoreCoordinator
+
+extension EntityStore {
+  /// ``init(entities:coordinator:)`` under the label later upstream releases use.
+  ///
+  /// ```swift
+  /// let coordinator = EntityStoreMutationCoordinator()
+  /// let users = EntityStore<User>(mutationCoordinator: coordinator)
+  /// ```
+  public convenience init(
+    entities: [Entity.TypedID: Entity] = [:], mutationCoordinator: EntityStoreCoordinator
+  ) {
+    self.init(entities: entities, coordinator: mutationCoordinator)
+  }
+}

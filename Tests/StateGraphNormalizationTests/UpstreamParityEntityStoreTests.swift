@@ -120,6 +120,18 @@ struct UpstreamParityEntityStoreTests {
     #expect(children.contains("c"))
   }
 
+  @Test func laterUpstreamSpellingsOfTheCoordinator() {
+    let coordinator = EntityStoreMutationCoordinator()
+    let parents = EntityStore<Note>(mutationCoordinator: coordinator)
+    let children = EntityStore<Note>(entities: ["c": Note("c", "C")], mutationCoordinator: coordinator)
+    parents.updateOrCreate(id: "p") { _ in } create: {
+      children.add(Note("d", "D"))  // same coordinator: the recursive lock lets it in
+      return Note("p", "P")
+    }
+    #expect(parents.count == 1)
+    #expect(children.count == 2)
+  }
+
   @Test func aSharedCoordinatorHoldsBackTheOtherStoresMutations() {
     let coordinator = EntityStoreCoordinator()
     let first = EntityStore<Note>(coordinator: coordinator)
