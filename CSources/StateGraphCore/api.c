@@ -36,7 +36,7 @@ static int create(sg_graph *g, sg_kind kind, const sg_node_info *info, sg_callba
   if (!n) return SG_ENOMEM;
   if (!sg__registry_add_node(n)) { /* a freed graph */
     sg__name_free(n->name); /* never renamed yet */
-    g_free(n);
+    sg__node_free(n);
     return SG_ESTALE;
   }
   n->callback = cb;
@@ -106,13 +106,6 @@ int sg_node_destroy(sg_node *n) {
 
 /* -------------------------------------------------------------- reading */
 
-int sg_read(sg_node *n) {
-  int rc = sg__enter(n);
-  if (rc < 0) return rc;
-  rc = sg_read_unchecked(n);
-  sg__unpin(n);
-  return rc;
-}
 
 static void arm_locked(sg_node *n);
 
@@ -133,7 +126,7 @@ SG_INLINE int read_node(sg_thread *t, sg_node *n, bool arm, sg_trace *trace) {
    * waited for it): a link to it would hold a node that is already on the
    * graveyard, to be freed at the unlock below. */
   if (rc == SG_OK && n->destroyed) rc = SG_ESTALE;
-  if (rc == SG_OK && arm && !g_atomic_int_get(&n->armed)) arm_locked(n);
+  if (rc == SG_OK && arm && !SG_PEEK(n->armed)) arm_locked(n);
   else if (rc == SG_OK && !arm) rc = sg__track(t, n);
   sg__unlock(g);
   sg__flush_if_outermost(t); /* effects reached by writes inside callbacks */
@@ -184,6 +177,21 @@ static inline bool read_fast(sg_frame *f, sg_node *n) {
    * the link just stamped already says so. */
   sg_link *last = l ? l->prev_source : f->node->sources_tail;
   return last && last->source == n && last->epoch == f->epoch && fresh_unlocked(n);
+}
+
+/* A callback's re-read of the source its last run read at this point needs
+ * no door: the pointer equals the one its link holds, and the link's
+ * reference keeps that node's memory (only this thread, which owns the
+ * running node, may drop the link). Compared before n is dereferenced. */
+int sg_read(sg_node *n) {
+  sg_thread *t = sg__current;
+  sg_frame *f = t ? t->frame : NULL;
+  if (f && f->cursor && f->cursor->source == n && n && read_fast(f, n)) return SG_OK;
+  int rc = sg__enter(n);
+  if (rc < 0) return rc;
+  rc = sg_read_unchecked(n);
+  sg__unpin(n);
+  return rc;
 }
 
 int sg_read_unchecked(sg_node *n) {
@@ -288,12 +296,12 @@ int sg_node_arm(sg_node *n) {
 static void arm_locked(sg_node *n) {
   if (!n->watcher || n->destroyed) return;
   n->armed_version = n->version;
-  g_atomic_int_set(&n->armed, 1);
+  SG_PUBLISH(n->armed, true);
   if (!sg__fresh(n)) sg__enqueue(n);
 }
 
 int sg_node_arm_unchecked(sg_node *n) {
-  if (g_atomic_int_get(&n->armed)) return SG_OK; /* the common case: no lock */
+  if (SG_PEEK(n->armed)) return SG_OK; /* the common case: no lock */
   sg__lock(&n->graph->lock);
   arm_locked(n);
   sg__unlock(n->graph);
@@ -304,7 +312,7 @@ int sg_node_arm_unchecked(sg_node *n) {
 int sg_read_arm_unchecked(sg_node *n) {
   sg_thread *t = sg__thread();
   if (t->frame || n->kind != SG_COMPUTED) return sg_read_unchecked(n);
-  if (fresh_unlocked(n) && g_atomic_int_get(&n->armed)) return SG_OK; /* nothing to do */
+  if (fresh_unlocked(n) && SG_PEEK(n->armed)) return SG_OK; /* nothing to do */
   if (G_UNLIKELY(t->trace != NULL)) return read_traced(t, n, true);
   return read_locked(t, n, true);
 }

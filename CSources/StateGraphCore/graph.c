@@ -10,6 +10,7 @@
  */
 #include "sg_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- graph */
@@ -52,7 +53,7 @@ int sg_graph_free(sg_graph *g) {
   sg__unlock(g);                 /* frees what the graveyard still holds */
   while (g->link_pool) {
     sg_link *next = g->link_pool->next_source;
-    g_free(g->link_pool);
+    free(g->link_pool);
     g->link_pool = next;
   }
   g_free(g->scratch.at);
@@ -81,12 +82,11 @@ static const char *intern(const char *file) {
 }
 
 sg_node *sg__node_new(sg_graph *g, sg_kind kind, const sg_node_info *info) {
-  sg_node *n = g_try_new0(sg_node, 1);
+  sg_node *n = sg__node_alloc();
   if (!n) return NULL;
   n->graph = g;
   n->kind = kind;
   n->state = kind == SG_STORED ? SG_CLEAN : SG_DIRTY;
-  n->refs = 1; /* the "live" reference, dropped by destroy */
   n->name = info && info->name && info->name[0] ? g_strdup(info->name) : sg__no_name;
   n->file = intern(info && info->file ? info->file : "");
   n->line = info ? info->line : 0;
@@ -157,11 +157,10 @@ void sg__unlock(sg_graph *g) {
   pthread_mutex_unlock(&g->lock);
   while (dead) {
     sg_node *next = dead->next_dead;
-    sg__registry_remove_node(dead); /* before the memory goes: see registry.c */
     if (dead->destroy) dead->destroy(dead->context);
     if (G_UNLIKELY(dead->renamed)) sg__names_free(dead);
     else sg__name_free(dead->name);
-    g_free(dead);
+    sg__node_free(dead); /* the handle is stale from here on */
     dead = next;
   }
 }
@@ -174,7 +173,10 @@ sg_link *sg__link_new(sg_graph *g, sg_node *source, sg_node *target) {
     g->link_pool = l->next_source;
     memset(l, 0, sizeof *l);
   } else {
-    l = g_new0(sg_link, 1);
+    /* A cache line each (see sg_internal.h). */
+    if (posix_memalign((void **)&l, 64, sizeof *l) != 0)
+      g_error("stategraph: out of memory"); /* as GLib's own allocations */
+    memset(l, 0, sizeof *l);
   }
   l->source = source;
   l->target = target;

@@ -147,7 +147,7 @@ enum { CLAIMED = 0, RETRY = 1 };
 /* Queues what must happen after the write: effects, and armed watchers. */
 static inline void reached(sg_node *t) {
   if (t->kind == SG_EFFECT) sg__enqueue(t);
-  else if (g_atomic_int_get(&t->armed)) sg__enqueue(t);
+  else if (SG_PEEK(t->armed)) sg__enqueue(t);
 }
 
 /* A claim wait wakes at least this often, to notice a wait that another

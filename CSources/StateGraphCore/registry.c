@@ -1,58 +1,169 @@
 /*
- * registry.c — which handles are live, so that the public entry points can
- * answer a NULL, stale or foreign handle with an error code instead of
- * touching freed memory.
+ * registry.c — node memory, and which handles are live: the door that lets
+ * the checked entry points answer a NULL, stale or foreign handle with an
+ * error code instead of touching freed memory.
  *
- * Two process-wide GLib hash sets (live nodes, live graphs) under one mutex.
- * It is a leaf lock: taken alone or inside a graph lock, never the other way
- * round, and no user code runs under it. A check is one uncontended lock and
- * one pointer hash lookup; the unchecked entry points skip it.
+ * Nodes live in slots of 256 bytes, cut from chunks that are never given
+ * back: memory that once held a node holds a node (or a free slot) for the
+ * life of the process. So the door may look at any address it can place in
+ * a chunk without a lock — a binary search over an immutable, sorted array
+ * of chunk addresses, a division, and then the slot's own atomics:
  *
- * A node is registered from creation until its memory is freed, which may
- * be long after sg_node_destroy (a hold, a queue or a claim keeps it); its
- * handle is stale from the destroy on (`destroyed`). Registration says only
- * "this address is a node's memory", so a release of a held, destroyed node
- * can be told from a release of garbage. When malloc later hands the same
- * address to a new node, the old handle names the new node: a pointer
+ *   id     non-zero from registration until the slot is freed;
+ *   refs   pinned with "increment unless zero" (a node whose count reached
+ *          zero is on its way to the graveyard and is never revived).
+ *
+ * A check is a few loads and one atomic increment (plus the decrement that
+ * unpins), and no two threads share anything but the node they both use.
+ * Registration says only "this slot holds a node", so a release of a held,
+ * destroyed node can be told from a release of garbage. When a freed slot
+ * is given to a new node the old handle names the new node: a pointer
  * cannot tell. Ids can: every node gets the next value of a 64-bit counter
  * that is never reset, so an id names one node for the life of the process,
- * and sg_node_check(handle, id) rejects the reused address.
+ * and sg_node_check(handle, id) rejects the reused slot.
  *
- * Graphs are never unregistered: a freed graph's memory is kept (graph.c),
- * so its address is never reused and its handle stays stale for good.
+ * A slot's door fields (refs, holds, id: together in sg_node) are the only
+ * ones read without a pin, so creating a node initialises everything else
+ * with plain stores and these with atomic ones. Under AddressSanitizer a
+ * free slot is poisoned but for those fields, so a use after free is still
+ * caught.
+ *
+ * Graphs are few: a GLib hash set under a mutex. They are never
+ * unregistered twice nor reused: a freed graph's memory is kept (graph.c),
+ * so its handle stays stale for good.
  */
 #include "sg_internal.h"
 
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static GHashTable *live_nodes, *live_graphs; /* created on first use */
-static uint64_t last_id;                     /* under registry_lock */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
-static GHashTable *set_new(void) { return g_hash_table_new(g_direct_hash, g_direct_equal); }
+#if defined(__SANITIZE_ADDRESS__)
+#define SG_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SG_ASAN 1
+#endif
+#endif
+#ifdef SG_ASAN
+#include <sanitizer/asan_interface.h>
+#else
+#define ASAN_POISON_MEMORY_REGION(at, size) ((void)(at), (void)(size))
+#define ASAN_UNPOISON_MEMORY_REGION(at, size) ((void)(at), (void)(size))
+#endif
+
+#define SLOT 256
+#define SLOTS_PER_CHUNK 4096 /* 1 MiB chunks */
+_Static_assert(sizeof(sg_node) <= SLOT, "a node fits its slot");
+_Static_assert(offsetof(sg_node, holds) == offsetof(sg_node, refs) + sizeof(gint) &&
+                 offsetof(sg_node, id) == offsetof(sg_node, holds) + sizeof(gint),
+               "the door fields are adjacent");
+
+/* The door fields, as one region of a slot. */
+#define DOOR_START offsetof(sg_node, refs)
+#define DOOR_END (offsetof(sg_node, id) + sizeof(uint64_t))
+
+/* ---------------------------------------------------------------- chunks */
+
+/* The chunks in address order. Replaced whole when one is added (the old
+ * array stays readable: readers may still search it, and it is small). */
+typedef struct chunk_list {
+  size_t count;
+  struct chunk_list *previous; /* kept, so leak checkers see it reachable */
+  char *start[];
+} chunk_list;
+
+static chunk_list *chunks; /* published with SG_PUBLISH, read with SG_PEEK */
+static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
+static sg_node *free_slots; /* under slab_lock, through live_next */
+static char *fresh, *fresh_end; /* the newest chunk's untouched slots */
+static uint64_t last_id;        /* atomic */
+
+/* Under slab_lock. */
+static bool add_chunk(void) {
+  chunk_list *old = chunks;
+  size_t count = old ? old->count : 0;
+  char *chunk = calloc(1, (size_t)SLOT * SLOTS_PER_CHUNK + 63); /* door fields start zero */
+  chunk_list *list = malloc(sizeof *list + (count + 1) * sizeof(char *));
+  if (!chunk || !list) {
+    free(chunk);
+    free(list);
+    return false;
+  }
+  char *start = (char *)(((uintptr_t)chunk + 63) & ~(uintptr_t)63); /* cache lines */
+  size_t at = 0;
+  while (at < count && (uintptr_t)old->start[at] < (uintptr_t)start) at++;
+  if (count) memcpy(list->start, old->start, at * sizeof(char *));
+  list->start[at] = start;
+  if (count > at) memcpy(list->start + at + 1, old->start + at, (count - at) * sizeof(char *));
+  list->count = count + 1;
+  list->previous = old;
+  ASAN_POISON_MEMORY_REGION(start, (size_t)SLOT * SLOTS_PER_CHUNK);
+  fresh = start;
+  fresh_end = start + (size_t)SLOT * SLOTS_PER_CHUNK;
+  SG_PUBLISH(chunks, list);
+  return true;
+}
+
+/* Whether p is the start of a slot: lock-free, reads no slot. */
+static bool is_slot(const void *p) {
+  const chunk_list *list = SG_PEEK(chunks);
+  if (!list) return false;
+  uintptr_t at = (uintptr_t)p;
+  size_t low = 0, high = list->count;
+  while (low < high) { /* the last chunk starting at or before p */
+    size_t mid = (low + high) / 2;
+    if ((uintptr_t)list->start[mid] <= at) low = mid + 1;
+    else high = mid;
+  }
+  if (low == 0) return false;
+  size_t offset = at - (uintptr_t)list->start[low - 1];
+  return offset < (size_t)SLOT * SLOTS_PER_CHUNK && offset % SLOT == 0;
+}
+
+sg_node *sg__node_alloc(void) {
+  sg__lock(&slab_lock);
+  sg_node *n = free_slots;
+  if (n) {
+    ASAN_UNPOISON_MEMORY_REGION(&n->live_next, sizeof n->live_next);
+    free_slots = n->live_next;
+  } else if (fresh < fresh_end || add_chunk()) {
+    n = (sg_node *)fresh;
+    fresh += SLOT;
+  }
+  pthread_mutex_unlock(&slab_lock);
+  if (!n) return NULL;
+  ASAN_UNPOISON_MEMORY_REGION(n, sizeof *n);
+  /* Not the door fields: a stale handle's check may read them right now.
+   * They are zero in a free slot (refs 0 is what made it free). */
+  memset(n, 0, DOOR_START);
+  memset((char *)n + DOOR_END, 0, sizeof *n - DOOR_END);
+  return n;
+}
+
+/* The slot of a buried node, whose references and holds are gone. */
+void sg__node_free(sg_node *n) {
+  SG_PUBLISH(n->id, 0); /* no longer a handle */
+  ASAN_POISON_MEMORY_REGION(n, DOOR_START);
+  ASAN_POISON_MEMORY_REGION((char *)n + DOOR_END, SLOT - DOOR_END);
+  sg__lock(&slab_lock);
+  ASAN_UNPOISON_MEMORY_REGION(&n->live_next, sizeof n->live_next); /* the free list */
+  n->live_next = free_slots;
+  ASAN_POISON_MEMORY_REGION(&n->live_next, sizeof n->live_next);
+  free_slots = n;
+  pthread_mutex_unlock(&slab_lock);
+}
+
+/* ------------------------------------------------------------------ door */
+
+static pthread_mutex_t graphs_lock = PTHREAD_MUTEX_INITIALIZER;
+static GHashTable *live_graphs; /* created on first use */
 
 bool sg__registry_add_node(sg_node *n) {
-  sg__lock(&registry_lock);
-  bool graph_live = live_graphs && g_hash_table_contains(live_graphs, n->graph);
-  if (graph_live) {
-    if (!live_nodes) live_nodes = set_new();
-    n->id = ++last_id;
-    g_hash_table_add(live_nodes, n);
-  }
-  pthread_mutex_unlock(&registry_lock);
-  return graph_live;
-}
-
-void sg__registry_remove_node(sg_node *n) {
-  sg__lock(&registry_lock);
-  g_hash_table_remove(live_nodes, n);
-  pthread_mutex_unlock(&registry_lock);
-}
-
-/* Under registry_lock: a live node (registered and not destroyed). Its
- * fields are read only once it is known to be registered: while it is, its
- * memory cannot be freed (freeing unregisters first, under this lock). */
-static bool registered(const sg_node *n, uint64_t id) {
-  return live_nodes && g_hash_table_contains(live_nodes, n) && !SG_PEEK(n->destroyed) &&
-         (id == 0 || n->id == id);
+  if (!sg__registry_has_graph(n->graph)) return false;
+  SG_PUBLISH(n->id, __atomic_add_fetch(&last_id, 1, __ATOMIC_RELAXED));
+  g_atomic_int_set(&n->refs, 1); /* the "live" reference: from here on, pinnable */
+  return true;
 }
 
 /* A reference taken only while another one exists: a node whose count is
@@ -64,53 +175,54 @@ static bool ref_unless_zero(sg_node *n) {
   return false;
 }
 
-bool sg__registry_pin(sg_node *n, uint64_t id) {
-  sg__lock(&registry_lock);
-  bool found = registered(n, id) && ref_unless_zero(n);
-  pthread_mutex_unlock(&registry_lock);
-  return found;
+/* The node in slot n, if it is registered (and has this id, unless 0). */
+static bool registered(const sg_node *n, uint64_t id) {
+  if (!is_slot(n)) return false;
+  uint64_t current = SG_PEEK(n->id);
+  return current != 0 && (id == 0 || current == id);
 }
 
-int sg__registry_unhold(sg_node *n) {
-  sg__lock(&registry_lock);
-  int rc = SG_ESTALE;
-  if (live_nodes && g_hash_table_contains(live_nodes, n)) {
-    rc = SG_ENOTHELD;
-    gint holds = g_atomic_int_get(&n->holds);
-    while (holds > 0) {
-      if (g_atomic_int_compare_and_exchange_full(&n->holds, holds, holds - 1, &holds)) {
-        rc = SG_OK;
-        break;
-      }
-    }
-  }
-  pthread_mutex_unlock(&registry_lock);
-  return rc;
+/* A slot with references is registered: its id is given before its first
+ * reference and taken after its last. The slot may have been freed and
+ * given to another node between the lookup and the pin: then the handle
+ * names that node (see above), or, with an id, is told apart by it. */
+bool sg__registry_pin(sg_node *n, uint64_t id) {
+  if (!is_slot(n)) return false;
+  sg__point("door: a slot, before the pin");
+  if (!ref_unless_zero(n)) return false;
+  if ((id == 0 || SG_PEEK(n->id) == id) && !SG_PEEK(n->destroyed)) return true;
+  sg__unpin(n);
+  return false;
 }
 
 bool sg__registry_has_node(const sg_node *n, uint64_t id) {
-  sg__lock(&registry_lock);
-  bool found = registered(n, id);
-  pthread_mutex_unlock(&registry_lock);
-  return found;
+  return registered(n, id) && !SG_PEEK(n->destroyed);
+}
+
+int sg__registry_unhold(sg_node *n) {
+  if (!registered(n, 0)) return SG_ESTALE;
+  gint holds = g_atomic_int_get(&n->holds);
+  while (holds > 0)
+    if (g_atomic_int_compare_and_exchange_full(&n->holds, holds, holds - 1, &holds)) return SG_OK;
+  return SG_ENOTHELD;
 }
 
 void sg__registry_add_graph(sg_graph *g) {
-  sg__lock(&registry_lock);
-  if (!live_graphs) live_graphs = set_new();
+  sg__lock(&graphs_lock);
+  if (!live_graphs) live_graphs = g_hash_table_new(g_direct_hash, g_direct_equal);
   g_hash_table_add(live_graphs, g);
-  pthread_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&graphs_lock);
 }
 
 bool sg__registry_has_graph(const sg_graph *g) {
-  sg__lock(&registry_lock);
+  sg__lock(&graphs_lock);
   bool found = live_graphs && g_hash_table_contains(live_graphs, g);
-  pthread_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&graphs_lock);
   return found;
 }
 
 void sg__registry_remove_graph(sg_graph *g) {
-  sg__lock(&registry_lock);
+  sg__lock(&graphs_lock);
   g_hash_table_remove(live_graphs, g);
-  pthread_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&graphs_lock);
 }

@@ -17,18 +17,18 @@
  * would make every watched node eager); the watcher hears "may have
  * changed", unless a read already brought the node up to date unchanged. */
 static void notify_watcher(sg_thread *t, sg_node *n) {
-  if (!g_atomic_int_get(&n->armed)) return;
+  if (!SG_PEEK(n->armed)) return;
   /* Unchanged: stay armed. Disarming without a call would leave the watcher
    * waiting for a call that never comes (it re-arms only when called). */
   if (sg__fresh(n) && !n->owner && n->version == n->armed_version) return;
   /* Read under the lock: sg_node_set_watcher may change or remove it. */
   sg_callback watcher = n->watcher;
   if (!watcher) { /* removed while armed: nobody to tell */
-    g_atomic_int_set(&n->armed, 0);
+    SG_PUBLISH(n->armed, false);
     return;
   }
   if (G_UNLIKELY(t->trace != NULL)) sg__trace_event(t->trace, SG_TRACE_WATCHER, n, -1);
-  g_atomic_int_set(&n->armed, 0); /* under the lock, as arming is */
+  SG_PUBLISH(n->armed, false); /* under the lock, as arming is */
   sg__ref(n); /* the context stays valid while the watcher runs */
   pthread_mutex_unlock(&n->graph->lock); /* user code: never under lock */
   watcher(n, n->context);

@@ -88,60 +88,67 @@ struct sg_link {
 /* Nodes with more sources than this get a hash index of their sources. */
 #define SG_INDEX_THRESHOLD 8
 
+/* The first cache line holds what marking, refreshing and a callback's
+ * read touch for every node; the rest is touched per change at most, or only
+ * by introspection. Nodes (registry.c) and links (graph.c) are 64-byte
+ * aligned: an update touches two lines of a node where it touched four. */
 struct sg_node {
+  /* ---- hot: one cache line */
   sg_graph *graph;
-  uint64_t id; /* unique in the process, never reused (registry.c) */
-  sg_kind kind;
-  sg_state state;
+  uint8_t kind;   /* sg_kind */
+  uint8_t state;  /* sg_state: CLEAN, CHECK or DIRTY */
   bool has_run;   /* computed/effect: callback completed at least once */
   bool must_run;  /* DIRTY for a reason its links cannot show (a source was
                      destroyed, or it was rolled back): a rollback of a
                      source must not turn it into CHECK. Cleared by a run. */
   bool destroyed; /* sg_node_destroy was called */
-  bool sources_unlinked;
-  bool renamed; /* n->name replaced an earlier one (names.c) */
   bool running;  /* its callback is running (on owner's thread) */
+  bool armed;    /* its watcher wants the next change (published: read
+                    without the lock) */
   bool orphaned; /* its last reference went while it was claimed: the
                     owner buries it on release (sg__bury) */
+  uint32_t marks;       /* bumped whenever marking reaches the node */
+  uint32_t claim_index; /* position in owner's claim list */
+  uint64_t version;
+  sg_link *sources_head, *dependents_head;
+  sg_thread *owner; /* thread verifying or running this node, or NULL */
+  sg_callback callback;
+
+  /* ---- the door's: read without a pin by checked calls (registry.c) */
   gint refs; /* atomic: 1 while live + 1 per dependent link + pins, holds
                 and queue entries (not claims: see sg__bury) */
   gint holds; /* atomic: sg_node_hold calls not yet released */
-  uint32_t marks; /* bumped whenever marking reaches the node */
-  /* Only while a traced thread marks: the index of this node's MARK event,
-   * the parent of the events of the nodes it marks (trace.c). Sits in what
-   * was padding, so tracing adds no bytes to a node. */
-  uint32_t trace_mark;
-  uint32_t source_count;
-  /* Effects only: the effect whose run created this one (same graph; holds
-   * a reference), which runs first when a change reaches both; and the
-   * runs in the current flush of the thread that last ran it (loops). */
-  sg_node *parent;
-  uint32_t flush_id, flush_runs;
-  uint64_t version;
+  uint64_t id; /* atomic: unique in the process, never reused; 0 in a free slot */
+
+  /* ---- warm: per run or per change */
+  void *context;
   /* The highest version ever given: a change takes the next one, so after a
    * rollback (version goes back) no version is ever handed out twice, and a
    * link whose seen_version matches really saw the value the node has. */
   uint64_t last_version;
   uint64_t run_count;
-
-  sg_link *sources_head, *sources_tail;
-  sg_link *dependents_head, *dependents_tail;
-  GHashTable *source_index; /* source node -> link, when many sources */
-
+  sg_link *sources_tail, *dependents_tail;
   sg_thread *queued_by; /* the thread whose pending queue holds it, or NULL */
-  sg_thread *owner;     /* thread verifying or running this node, or NULL */
+  uint32_t source_count;
+  bool sources_unlinked;
 
-  sg_callback callback;
+  /* ---- cold */
+  GHashTable *source_index; /* source node -> link, when many sources */
+  /* Effects only: the effect whose run created this one (same graph; holds
+   * a reference), which runs first when a change reaches both; and the
+   * runs in the current flush of the thread that last ran it (loops). */
+  sg_node *parent;
+  uint32_t flush_id, flush_runs;
   sg_callback watcher;
-  gint armed;             /* atomic: watcher wants the next change */
-  uint32_t claim_index;   /* position in owner's claim list */
   uint64_t armed_version; /* version when armed */
-  void *context;
   sg_destroy destroy;
-
   char *name; /* see names.c */
   const char *file; /* interned: lives as long as the process */
   int line;
+  bool renamed; /* n->name replaced an earlier one (names.c) */
+  /* Only while a traced thread marks: the index of this node's MARK event,
+   * the parent of the events of the nodes it marks (trace.c). */
+  uint32_t trace_mark;
   uint32_t visitors; /* snapshot visitors running for it: destroy waits for
                         them (snapshot.c) */
   sg_thread *visited_by; /* the thread of the latest of them (published) */
@@ -211,11 +218,12 @@ struct sg_walk_entry {
 };
 typedef struct sg_walk_entry sg_walk_entry;
 
-/* ---- registry.c: which handles are live (checks at the door) */
-/* A node is registered from creation until its memory is freed (not until
+/* ---- registry.c: node memory, and which handles are live (the door) */
+sg_node *sg__node_alloc(void); /* a zeroed slot; NULL when out of memory */
+void sg__node_free(sg_node *n); /* a buried node's slot, or one never registered */
+/* A node is registered from creation until its slot is freed (not until
  * destroy: a held, destroyed node must still be told apart from garbage). */
 bool sg__registry_add_node(sg_node *n); /* false: n->graph is not live */
-void sg__registry_remove_node(sg_node *n);
 /* Live node (and, when id != 0, the one with this id): pins it with a
  * reference, so it stays allocated until sg__unpin, and returns true. */
 bool sg__registry_pin(sg_node *n, uint64_t id);

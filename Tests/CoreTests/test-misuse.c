@@ -398,3 +398,49 @@ TEST(misuse_strerror_and_version) {
   CHECK_EQ(SG_VERSION_NUMBER,
            SG_VERSION_MAJOR * 10000 + SG_VERSION_MINOR * 100 + SG_VERSION_PATCH);
 }
+
+/* The door finds a node's slot without a lock: addresses that are not the
+ * start of a slot holding a node are told apart, whatever they point at. */
+TEST(misuse_addresses_that_are_not_nodes) {
+  sg_graph *g = sg_graph_new();
+  sg_node *n = NULL;
+  CHECK_EQ(sg_stored_new(g, NULL, &n), SG_OK);
+  long on_stack[64] = {0};
+  void *on_heap = calloc(1, 256);
+  sg_node *not_nodes[] = {
+    (sg_node *)on_stack, (sg_node *)on_heap, (sg_node *)g,
+    (sg_node *)((char *)n + 8), (sg_node *)((char *)n + 128), /* inside its slot */
+  };
+  for (size_t i = 0; i < sizeof not_nodes / sizeof *not_nodes; i++) {
+    CHECK_EQ(sg_read(not_nodes[i]), SG_ESTALE);
+    CHECK_EQ(sg_changed(not_nodes[i]), SG_ESTALE);
+    CHECK_EQ(sg_node_release(not_nodes[i]), SG_ESTALE);
+    CHECK_EQ(sg_node_hold(not_nodes[i]), SG_ESTALE);
+    CHECK_EQ(sg_node_check(not_nodes[i], 0), SG_ESTALE);
+  }
+  CHECK_EQ(sg_read(n), SG_OK); /* the real one still answers */
+  free(on_heap);
+  CHECK_EQ(sg_node_destroy(n), SG_OK);
+  GRAPH_FREE(g);
+}
+
+/* A destroyed node's slot goes to the next node made: the old handle then
+ * names the new node (a pointer cannot tell), and its id tells. */
+TEST(misuse_reused_slot_is_told_by_its_id) {
+  sg_graph *g = sg_graph_new();
+  sg_node *old = NULL, *made = NULL;
+  sg_node_description d;
+  CHECK_EQ(sg_stored_new(g, NULL, &old), SG_OK);
+  CHECK_EQ(sg_node_describe(old, &d), SG_OK);
+  uint64_t old_id = d.id;
+  CHECK_EQ(sg_node_destroy(old), SG_OK);
+  CHECK_EQ(sg_node_check(old, old_id), SG_ESTALE);
+  CHECK_EQ(sg_stored_new(g, NULL, &made), SG_OK);
+  REQUIRE(made == old); /* the slot is reused first (a free list) */
+  CHECK_EQ(sg_node_check(old, old_id), SG_ESTALE);
+  CHECK_EQ(sg_node_describe(made, &d), SG_OK);
+  CHECK(d.id > old_id);
+  CHECK_EQ(sg_node_check(made, d.id), SG_OK);
+  CHECK_EQ(sg_node_destroy(made), SG_OK);
+  GRAPH_FREE(g);
+}

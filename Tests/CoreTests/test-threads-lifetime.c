@@ -149,3 +149,54 @@ TEST(threads_unbatched_write_not_held_by_other_batch) {
   DESTROY(&s1);
   GRAPH_FREE(g);
 }
+
+/* Checked calls on handles that another thread keeps destroying and whose
+ * slots it keeps reusing: each call answers for a live node or says
+ * SG_ESTALE, never touches freed memory (ASan, TSan), and no node is lost
+ * or freed twice (the graph ends empty). */
+#define CHURN_SLOTS 8
+#define CHURN_ROUNDS 4000
+
+typedef struct churn {
+  sg_graph *graph;
+  sg_node *_Atomic slots[CHURN_SLOTS];
+  atomic_int done;
+  int other_codes; /* codes other than SG_OK / SG_ESTALE: none expected */
+} churn;
+
+static void *churn_checker(void *arg) {
+  churn *c = arg;
+  while (!atomic_load(&c->done)) {
+    for (int i = 0; i < CHURN_SLOTS; i++) {
+      sg_node *n = atomic_load(&c->slots[i]);
+      int codes[] = {sg_read(n), sg_changed(n), sg_node_check(n, 0)};
+      for (int k = 0; k < 3; k++)
+        if (codes[k] != SG_OK && codes[k] != SG_ESTALE) c->other_codes++;
+      if (sg_node_hold(n) == SG_OK) CHECK_EQ(sg_node_release(n), SG_OK);
+    }
+  }
+  return NULL;
+}
+
+TEST(threads_checked_calls_race_destroy_and_slot_reuse) {
+  churn c = {.graph = sg_graph_new()};
+  for (int i = 0; i < CHURN_SLOTS; i++) {
+    sg_node *n = NULL;
+    CHECK_EQ(sg_stored_new(c.graph, NULL, &n), SG_OK);
+    atomic_store(&c.slots[i], n);
+  }
+  pthread_t checker;
+  pthread_create(&checker, NULL, churn_checker, &c);
+  for (int round = 0; round < CHURN_ROUNDS; round++) {
+    int i = round % CHURN_SLOTS;
+    sg_node *n = NULL;
+    CHECK_EQ(sg_node_destroy(atomic_load(&c.slots[i])), SG_OK);
+    CHECK_EQ(sg_stored_new(c.graph, NULL, &n), SG_OK); /* often the same slot */
+    atomic_store(&c.slots[i], n);
+  }
+  atomic_store(&c.done, 1);
+  pthread_join(checker, NULL);
+  CHECK_EQ(c.other_codes, 0);
+  for (int i = 0; i < CHURN_SLOTS; i++) CHECK_EQ(sg_node_destroy(atomic_load(&c.slots[i])), SG_OK);
+  GRAPH_FREE(c.graph);
+}

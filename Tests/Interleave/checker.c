@@ -116,6 +116,9 @@ typedef struct world {
   cell s, a, b, c;
   uint64_t version;
   int read_rc;
+  sg_node *handle; /* a handle kept by a thread that does not own it */
+  uint64_t handle_id;
+  atomic_int handle_gone; /* its destroy has returned */
 } world;
 
 /* Binding code has steps of its own between the core's: a value is stored
@@ -282,6 +285,38 @@ static void read_b_twice(void *p) {
   (void)READ(&w->b);
 }
 
+/* Checked calls through a kept handle, against the destroy of its node and
+ * a new node that takes its slot: each answers for a live node or says
+ * SG_ESTALE, and with the id, never for the new node. */
+static void reuse_setup(world *w) {
+  STORED(&w->a, w->g, "a", 0);
+  w->handle = w->a.node;
+  sg_node_description d;
+  CHECK_EQ(sg_node_describe(w->handle, &d), SG_OK);
+  w->handle_id = d.id;
+}
+static void destroy_and_reuse(void *p) {
+  world *w = p;
+  DESTROY(&w->a);
+  atomic_store(&w->handle_gone, 1);
+  STORED(&w->b, w->g, "b", 0); /* takes a's slot when nobody pins it */
+}
+static void use_kept_handle(void *p) {
+  world *w = p;
+  int rc = sg_changed(w->handle);
+  CHECK(rc == SG_OK || rc == SG_ESTALE);
+  rc = sg_read(w->handle);
+  CHECK(rc == SG_OK || rc == SG_ESTALE);
+  bool gone = atomic_load(&w->handle_gone);
+  rc = sg_node_check(w->handle, w->handle_id); /* never b, even in a's slot */
+  CHECK(gone ? rc == SG_ESTALE : rc == SG_OK || rc == SG_ESTALE);
+}
+static void reuse_check(world *w) {
+  CHECK_EQ(sg_node_check(w->handle, w->handle_id), SG_ESTALE);
+  CHECK_EQ(NODE_COUNT(w->g), 1);
+  DESTROY(&w->b);
+}
+
 static const scenario scenarios[] = {
   {"write vs read", chain_setup, {write_twice, read_b}, chain_check},
   {"write vs destroy vs read", chain_setup, {write_twice, destroy_a, read_b_any},
@@ -293,6 +328,7 @@ static const scenario scenarios[] = {
   {"batch rollback vs read", rollback_setup, {write_and_roll_back, read_d}, rollback_check},
   {"two writers vs an effect", effect_setup, {write_one, write_two}, effect_check},
   {"two readers vs a writer", chain_setup, {read_b_twice, read_b, write_twice}, chain_check},
+  {"checked calls vs slot reuse", reuse_setup, {destroy_and_reuse, use_kept_handle}, reuse_check},
 };
 enum { SCENARIOS = sizeof scenarios / sizeof scenarios[0] };
 

@@ -128,22 +128,24 @@
  *
  *   Every function whose name does not end in _unchecked checks its handles
  *   at the door: a NULL handle or out-pointer gives SG_EINVAL; a handle of a
- *   destroyed node (or freed graph) gives SG_ESTALE. The check looks the
- *   handle up in a process-wide registry (a hash set under one mutex shared
- *   by all threads and graphs) and pins the node with an atomic reference
- *   for the length of the call, so a destroy on another thread cannot free
- *   it underneath. It costs a lock and a lookup per call: threads that make
- *   many checked calls contend on it; bindings use the unchecked calls.
+ *   destroyed node (or freed graph), or an address that never held a node,
+ *   gives SG_ESTALE. Nodes live in slots of memory the library never gives
+ *   back, so the check needs no lock: it finds the slot the handle points
+ *   at and pins the node with an atomic reference for the length of the
+ *   call, so a destroy on another thread cannot free it underneath. Threads
+ *   share nothing in it but the node itself. Inside a compute callback, a
+ *   checked sg_read() of the source its last run read at the same point
+ *   costs what sg_read_unchecked() does: the edge already keeps it alive.
  *
- *   Limit: a handle is a pointer. After a node is destroyed, malloc may give
- *   its memory to a new node, and the old handle then names the new node;
- *   no pointer check can tell. Node ids close that gap: every node has a
+ *   Limit: a handle is a pointer. After a node is destroyed, its slot may be
+ *   given to a new node, and the old handle then names the new node; no
+ *   pointer check can tell. Node ids close that gap: every node has a
  *   64-bit id (sg_node_describe) that is never reused in the process, and
  *   sg_node_check(handle, id) answers SG_ESTALE for a reused address. Keep
  *   (handle, id) pairs where you hold handles you do not own.
  *
  *   The *_unchecked variants skip the door entirely: no NULL check, no
- *   registry, no pin. They are for bindings that own their handles and never
+ *   slot check, no pin. They are for bindings that own their handles and never
  *   pass a stale one: passing NULL, a destroyed node or
  *   a node of a freed graph to them is undefined behaviour.
  */
@@ -533,8 +535,8 @@ int sg_node_dependents(sg_node *node, sg_node **out, size_t max, size_t *count);
 
 /* Whether `node` names a live node: SG_OK, or SG_ESTALE once it was
  * destroyed. With a non-zero `id` (from sg_node_describe), SG_OK only when
- * it is still that very node — the check that is safe against malloc
- * reusing a destroyed node's memory for a new one. id 0 accepts any live
+ * it is still that very node — the check that is safe against a
+ * destroyed node's slot being given to a new one. id 0 accepts any live
  * node. Any thread. Errors: SG_EINVAL (NULL), SG_ESTALE. */
 int sg_node_check(sg_node *node, uint64_t id);
 
