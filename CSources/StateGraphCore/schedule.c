@@ -29,11 +29,10 @@ static void notify_watcher(sg_thread *t, sg_node *n) {
   }
   if (G_UNLIKELY(t->trace != NULL)) sg__trace_event(t->trace, SG_TRACE_WATCHER, n, -1);
   SG_PUBLISH(n->armed, false); /* under the lock, as arming is */
-  sg__ref(n); /* the context stays valid while the watcher runs */
+  /* The queue entry's reference keeps the context valid while it runs. */
   pthread_mutex_unlock(&n->graph->lock); /* user code: never under lock */
   watcher(n, n->context);
   sg__lock(&n->graph->lock);
-  sg__unref(n);
 }
 
 /* Effects that re-trigger each other stop after this many runs each in one
@@ -95,14 +94,22 @@ static bool update_effect(sg_thread *t, sg_node *e) {
  * and two threads' flushes must never share one. */
 static uint32_t next_flush_id;
 
+/* Entries of one graph in a row share one hold of its lock (dropped only
+ * around each callback): a write reaching many watchers costs one lock per
+ * watcher call, not two. */
 int sg__flush(sg_thread *t) {
   int rc = SG_OK;
   t->flushing = true;
   t->flush_id = (uint32_t)g_atomic_int_add((gint *)&next_flush_id, 1) + 1;
+  sg_graph *locked = NULL;
   for (uint32_t i = 0; i < t->queue.len; i++) { /* grows while we run */
     sg_node *e = t->queue.at[i];
     sg_graph *g = e->graph;
-    sg__lock(&g->lock);
+    if (g != locked) {
+      if (locked) sg__unlock(locked);
+      sg__lock(&g->lock);
+      locked = g;
+    }
     if (e->queued_by == t) e->queued_by = NULL;
     if (e->destroyed) {
     } else if (e->kind != SG_EFFECT) {
@@ -112,8 +119,8 @@ int sg__flush(sg_thread *t) {
       rc = SG_ECYCLE;
     }
     sg__unref(e);
-    sg__unlock(g);
   }
+  if (locked) sg__unlock(locked);
   t->queue.len = 0;
   t->flushing = false;
   return rc;
