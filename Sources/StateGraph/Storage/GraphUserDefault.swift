@@ -117,12 +117,15 @@ public final class GraphUserDefault<Value: UserDefaultsStorable>: @unchecked Sen
         let thread = ThreadState.current
         thread.isSavingUserDefault = true
         defer { thread.isSavingUserDefault = false }
-        newValue._setValue(to: store.defaults, forKey: key)
-        #if !canImport(Darwin)
-          // swift-corelibs-foundation keeps changes in memory until synchronize(): write
-          // them through, as the `backed:` spelling does, so that they survive a crash.
-          store.defaults.synchronize()
-        #endif
+        UserDefaultsBacking.withPreferences {
+          newValue._setValue(to: store.defaults, forKey: key)
+          #if !canImport(Darwin)
+            // swift-corelibs-foundation keeps changes in memory until synchronize():
+            // write them through, as the `backed:` spelling does, so that they survive
+            // a crash.
+            store.defaults.synchronize()
+          #endif
+        }
         return readBack()
       }
       publish(value, sequence: sequence)
@@ -148,7 +151,10 @@ public final class GraphUserDefault<Value: UserDefaultsStorable>: @unchecked Sen
 
   /// Under `access`: what the key holds, numbered.
   private func readBack() -> (Value, UInt64) {
-    let value = Value._getValue(from: store.defaults, forKey: key, defaultValue: defaultValue)
+    let (defaults, key, defaultValue) = (store.defaults, key, defaultValue)
+    let value = UserDefaultsBacking.withPreferences {
+      Value._getValue(from: defaults, forKey: key, defaultValue: defaultValue)
+    }
     let sequence = readSequence.withLock { sequence in
       sequence += 1
       return sequence

@@ -78,7 +78,8 @@ final class UserDefaultsWatcher: @unchecked Sendable {
     let watchers = state.withLock { Array($0.watchers.values) }
     #if !canImport(Darwin)
       for suite in Set(watchers.map(\.suite)) {
-        UserDefaultsBacking.defaults(suite).synchronize()
+        let defaults = UserDefaultsBacking.defaults(suite)
+        UserDefaultsBacking.withPreferences { _ = defaults.synchronize() }
       }
     #endif
     for watcher in watchers { watcher.onChange() }
