@@ -77,6 +77,7 @@ static chunk_list *chunks; /* published with SG_PUBLISH, read with SG_PEEK */
 static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
 static sg_node *free_slots; /* under slab_lock, through live_next */
 static char *fresh, *fresh_end; /* the newest chunk's untouched slots */
+static size_t slots_in_use;     /* under slab_lock */
 static uint64_t last_id;        /* atomic */
 
 /* Under slab_lock. */
@@ -131,6 +132,7 @@ sg_node *sg__node_alloc(void) {
     n = (sg_node *)fresh;
     fresh += SLOT;
   }
+  if (n) slots_in_use++;
   pthread_mutex_unlock(&slab_lock);
   if (!n) return NULL;
   ASAN_UNPOISON_MEMORY_REGION(n, sizeof *n);
@@ -151,7 +153,16 @@ void sg__node_free(sg_node *n) {
   n->live_next = free_slots;
   ASAN_POISON_MEMORY_REGION(&n->live_next, sizeof n->live_next);
   free_slots = n;
+  slots_in_use--;
   pthread_mutex_unlock(&slab_lock);
+}
+
+void sg_node_memory(size_t *in_use, size_t *reserved) {
+  sg__lock(&slab_lock);
+  size_t used = slots_in_use, chunk_count = chunks ? chunks->count : 0;
+  pthread_mutex_unlock(&slab_lock);
+  if (in_use) *in_use = used * SLOT;
+  if (reserved) *reserved = chunk_count * (size_t)SLOT * SLOTS_PER_CHUNK;
 }
 
 /* ------------------------------------------------------------------ door */

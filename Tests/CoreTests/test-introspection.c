@@ -188,3 +188,25 @@ TEST(introspection_checked_calls_race_destroy) {
   CHECK_EQ(NODE_COUNT(g), 0);
   GRAPH_FREE(g);
 }
+
+/* Node memory is counted by the slots nodes use: a destroyed node's slot is
+ * given back (to the library, for the next node) once nothing holds it. */
+TEST(introspection_node_memory_follows_nodes) {
+  sg_graph *g = sg_graph_new();
+  size_t before = 0, reserved = 0, during = 0, after = 0;
+  sg_node_memory(&before, &reserved);
+  sg_node *nodes[10];
+  for (int i = 0; i < 10; i++) CHECK_EQ(sg_stored_new(g, NULL, &nodes[i]), SG_OK);
+  sg_node_memory(&during, NULL);
+  CHECK_EQ(during - before, 10 * 256);
+  CHECK_EQ(sg_node_hold(nodes[0]), SG_OK);
+  for (int i = 0; i < 10; i++) CHECK_EQ(sg_node_destroy(nodes[i]), SG_OK);
+  sg_node_memory(&after, NULL);
+  CHECK_EQ(after - before, 256); /* the held one */
+  CHECK_EQ(sg_node_release(nodes[0]), SG_OK);
+  sg_node_memory(&after, &reserved);
+  CHECK_EQ(after, before);
+  CHECK(reserved >= during);
+  sg_node_memory(NULL, NULL);
+  GRAPH_FREE(g);
+}

@@ -540,6 +540,13 @@ int sg_node_dependents(sg_node *node, sg_node **out, size_t max, size_t *count);
  * node. Any thread. Errors: SG_EINVAL (NULL), SG_ESTALE. */
 int sg_node_check(sg_node *node, uint64_t id);
 
+/* The memory the library holds for nodes, in bytes: `in_use` by nodes not
+ * yet freed (a destroyed node is freed once nothing holds it), `reserved`
+ * in all. Node memory is kept for new nodes, never returned to the system
+ * (see CHECKED AND UNCHECKED CALLS), so a heap measure alone misses what
+ * nodes cost once slots are reused. Either pointer may be NULL. Any thread. */
+void sg_node_memory(size_t *in_use, size_t *reserved);
+
 /* Gives the node a new debug name (copied; NULL means none), shown from now
  * on in descriptions, snapshots, DOT, traces and cycle reports. A binding
  * uses it to qualify names it learns after creation ("Cart.total" for the

@@ -106,6 +106,10 @@ public final class Stored<Value> {
     }
     set {
       lock.lock()
+      if didSetHandler == nil && persistence == nil {
+        replaceHoldingLock(with: newValue)  // the common case: one lock for the whole write
+        return
+      }
       let hasDidSetHandler = didSetHandler != nil
       lock.unlock()
       if hasDidSetHandler {
@@ -136,9 +140,19 @@ public final class Stored<Value> {
     with newValue: Value, isCurrent: (() -> Bool)? = nil, undo: (() -> Void)? = nil,
     joinsBatch: Bool = true
   ) {
+    lock.lock()
+    replaceHoldingLock(with: newValue, isCurrent: isCurrent, undo: undo, joinsBatch: joinsBatch)
+  }
+
+  /// ``replace(with:isCurrent:undo:joinsBatch:)`` with `lock` already held; returns with
+  /// it released.
+  @inlinable
+  func replaceHoldingLock(
+    with newValue: Value, isCurrent: (() -> Bool)? = nil, undo: (() -> Void)? = nil,
+    joinsBatch: Bool = true
+  ) {
     // The lock makes the comparison, the store and the new revision one step; no user
     // code runs under it (`isCurrent` is the persistence's own bookkeeping).
-    lock.lock()
     // Observation hears `willSet` before the value is stored, as from an
     // `@Observable` class: its onChange reads the old value. That is user
     // code, so the lock is dropped around it and the checks below run after.

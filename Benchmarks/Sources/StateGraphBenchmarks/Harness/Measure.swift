@@ -1,4 +1,5 @@
 import MallocCounter
+import StateGraphCore
 
 #if canImport(Glibc)
   import Glibc
@@ -66,8 +67,15 @@ enum Heap {
   }
 
   /// Bytes in use on the heap (glibc mallinfo2: chunks in use, headers
-  /// included, plus mmapped blocks): "all-in" memory.
-  static var inUse: Int { Int(mc_heap_in_use()) }
+  /// included, plus mmapped blocks): "all-in" memory. The C core keeps node
+  /// memory in chunks it reuses and never frees: those count by the slots
+  /// nodes use, not by the chunks reserved (which earlier workloads grew).
+  static var inUse: Int {
+    var nodes = 0
+    var reserved = 0
+    sg_node_memory(&nodes, &reserved)
+    return Int(mc_heap_in_use()) - reserved + nodes
+  }
 
   static func trim() { mc_trim() }
 }
