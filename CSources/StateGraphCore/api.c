@@ -106,7 +106,6 @@ int sg_node_destroy(sg_node *n) {
 
 /* -------------------------------------------------------------- reading */
 
-
 static void arm_locked(sg_node *n);
 
 /* A read after the checks: brings n up to date, then records the read (in
@@ -186,7 +185,7 @@ static inline bool read_fast(sg_frame *f, sg_node *n) {
 int sg_read(sg_node *n) {
   sg_thread *t = sg__current;
   sg_frame *f = t ? t->frame : NULL;
-  if (f && f->cursor && f->cursor->source == n && n && read_fast(f, n)) return SG_OK;
+  if (f && f->cursor && f->cursor->source == n && read_fast(f, n)) return SG_OK;
   int rc = sg__enter(n);
   if (rc < 0) return rc;
   rc = sg_read_unchecked(n);

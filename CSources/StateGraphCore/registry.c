@@ -28,9 +28,9 @@
  * free slot is poisoned but for those fields, so a use after free is still
  * caught.
  *
- * Graphs are few: a GLib hash set under a mutex. They are never
- * unregistered twice nor reused: a freed graph's memory is kept (graph.c),
- * so its handle stays stale for good.
+ * Graphs are few and checked only where a call names one: a GLib hash set
+ * under a mutex. A freed graph's memory is kept (graph.c), so its address
+ * is never given to a new graph and its handle stays stale for good.
  */
 #include "sg_internal.h"
 
@@ -38,13 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SG_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SG_ASAN 1
-#endif
-#endif
 #ifdef SG_ASAN
 #include <sanitizer/asan_interface.h>
 #else

@@ -49,6 +49,17 @@
 #include <stdbool.h>
 #include <time.h>
 
+/* Built with AddressSanitizer (gcc says so one way, clang the other): the
+ * core then tells it about stack switches (stack.c) and free node slots
+ * (registry.c). */
+#if defined(__SANITIZE_ADDRESS__)
+#define SG_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SG_ASAN 1
+#endif
+#endif
+
 /* For a body written once and instantiated twice (with a recording and with
  * a constant NULL one, see trace.c): inlining is what folds the trace code
  * out of the untraced copy, so it is not left to the compiler's taste. */

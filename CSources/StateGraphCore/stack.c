@@ -39,16 +39,7 @@
 /* AddressSanitizer must be told about stack switches (it checks accesses
  * against the current stack's bounds). ThreadSanitizer is not told: to it
  * the thread simply goes on, which is the truth; its fiber support would
- * copy the whole (deep) call stack at every switch. */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SG_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define SG_ASAN 1
-#endif
-
+ * copy the whole (deep) call stack at every switch. (SG_ASAN: sg_internal.h) */
 #ifdef SG_ASAN
 void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom, size_t size);
 void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old,
