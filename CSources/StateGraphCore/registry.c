@@ -199,8 +199,12 @@ bool sg__registry_pin(sg_node *n, uint64_t id) {
   return false;
 }
 
-bool sg__registry_has_node(const sg_node *n, uint64_t id) {
-  return registered(n, id) && !SG_PEEK(n->destroyed);
+/* Pinned for the look at `destroyed`, which is not a door field: the slot
+ * may be freed right after `registered` said yes. */
+bool sg__registry_has_node(sg_node *n, uint64_t id) {
+  if (!sg__registry_pin(n, id)) return false;
+  sg__unpin(n);
+  return true;
 }
 
 int sg__registry_unhold(sg_node *n) {

@@ -238,7 +238,7 @@ bool sg__registry_add_node(sg_node *n); /* false: n->graph is not live */
 /* Live node (and, when id != 0, the one with this id): pins it with a
  * reference, so it stays allocated until sg__unpin, and returns true. */
 bool sg__registry_pin(sg_node *n, uint64_t id);
-bool sg__registry_has_node(const sg_node *n, uint64_t id);
+bool sg__registry_has_node(sg_node *n, uint64_t id);
 /* SG_OK and one hold fewer, SG_ENOTHELD, or SG_ESTALE (no such memory). */
 int sg__registry_unhold(sg_node *n);
 void sg__registry_add_graph(sg_graph *g);

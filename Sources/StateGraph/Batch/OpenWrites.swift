@@ -79,7 +79,7 @@ struct OpenWrites<Value> {
   // through protocol witnesses that allocate per element.
 
   /// The index of `transaction`'s newest open write.
-  @usableFromInline
+  @inlinable
   func newest(of transaction: ObjectIdentifier) -> Int? {
     var index = writes.count
     while index > 0 {
@@ -152,7 +152,14 @@ struct OpenWrites<Value> {
       if kept != index { writes[kept] = writes[index] }
       kept += 1
     }
-    writes.removeLast(writes.count - kept)
+    // Array's own method when nothing is kept (the usual case): this runs unspecialised
+    // (the commit reaches it through `Restorable`), where the collection algorithm
+    // looked up witness tables and metadata for every element removed.
+    if kept == 0 {
+      writes.removeAll(keepingCapacity: true)
+    } else {
+      writes.removeLast(writes.count - kept)
+    }
   }
 
   /// Removes and returns `transaction`'s newest open write, or nil when none is left.

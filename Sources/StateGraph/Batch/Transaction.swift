@@ -4,6 +4,7 @@ import StateGraphCore
 /// ``OpenWrites`` under its value lock; the transaction only says which nodes and when.
 /// Every call runs on the batch's thread, inside the batch (no effect or compute callback
 /// can run then).
+@usableFromInline
 protocol Restorable: AnyObject {
   /// Undoes `transaction`'s open writes of the node, newest first (see ``OpenWrites``).
   func rollBack(_ transaction: ObjectIdentifier)
@@ -50,6 +51,7 @@ final class Transaction {
   /// Call when the node logged its first open write of this transaction, on the batch's
   /// thread, with no lock held. The log holds the C node until it ends: a node destroyed
   /// meanwhile is then rolled back as stale, never one created at the same address.
+  @usableFromInline
   func record(_ owner: any Restorable, node: OpaquePointer) {
     sg_node_hold_unchecked(node)
     entries.append(Entry(owner: owner, node: node))

@@ -134,6 +134,7 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
 }
 
 extension TypedComputeBox: Restorable {
+  @usableFromInline
   func rollBack(_ transaction: ObjectIdentifier) {
     // Check, restore and version in one step: a computation of this node on another
     // thread stores its value under this lock too. `sg_rollback` inside the batch runs
@@ -155,11 +156,13 @@ extension TypedComputeBox: Restorable {
     withExtendedLifetime(rolledBack) {}
   }
 
+  @usableFromInline
   func transfer(from child: ObjectIdentifier, to parent: ObjectIdentifier) {
     // Bookkeeping only, under the lock that guards it.
     lock.withLock { openWrites.transfer(from: child, to: parent) }
   }
 
+  @usableFromInline
   func batchDidCommit(_ transaction: ObjectIdentifier) {
     // Bookkeeping only; Observation hears through the core's watcher.
     lock.withLock { openWrites.drop(transaction) }

@@ -203,8 +203,10 @@ public final class Stored<Value> {
   /// `sg_changed` inside a batch runs no effect, watcher or compute callback and the
   /// core's lock is never held while user code runs, so holding `lock` across it cannot
   /// deadlock, and no other thread can see the new value under the old version or slip a
-  /// write in between. Out of line: batches are rare, and the log's copy is generic.
-  @usableFromInline
+  /// write in between. Inlinable, so that the log's bookkeeping runs specialised for
+  /// `Value`: generic, every call asked the runtime for the log's type metadata (half
+  /// of a batch's time).
+  @inlinable
   func changeInBatch(
     _ transaction: Transaction, from oldValue: Value, revisionBefore: UInt64,
     undo: (() -> Void)?
@@ -241,6 +243,7 @@ public final class Stored<Value> {
 }
 
 extension Stored: Restorable {
+  @usableFromInline
   func rollBack(_ transaction: ObjectIdentifier) {
     // Check, restore and version change in one step, so that no other thread's write
     // can come between them; inside the batch, so neither `sg_rollback` nor
@@ -272,6 +275,7 @@ extension Stored: Restorable {
     for undo in undos { undo() }
   }
 
+  @usableFromInline
   func transfer(from child: ObjectIdentifier, to parent: ObjectIdentifier) {
     // Bookkeeping only, under the lock that guards it.
     lock.withLock { openWrites.transfer(from: child, to: parent) }
@@ -279,6 +283,7 @@ extension Stored: Restorable {
 
   /// An observer may have read the node since it changed inside the batch,
   /// so it is looked up now.
+  @usableFromInline
   func batchDidCommit(_ transaction: ObjectIdentifier) {
     // Bookkeeping only, under the lock that guards it; Observation is told after.
     let registrar = lock.withLock {
