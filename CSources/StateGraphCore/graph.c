@@ -139,6 +139,15 @@ void sg__unref(sg_node *n) {
   if (g_atomic_int_dec_and_test(&n->refs)) sg__bury(n);
 }
 
+/* Only with a reference are `destroyed` and the id looked at: without, the
+ * slot may be freed (and poisoned, under ASan) between two reads. */
+bool sg__pin(sg_node *n, uint64_t id) {
+  if (!sg__registry_ref_slot(n)) return false;
+  if ((id == 0 || SG_PEEK(n->id) == id) && !SG_PEEK(n->destroyed)) return true;
+  sg__unpin(n);
+  return false;
+}
+
 /* The reference that reaches zero is the only one left, so deciding with the
  * atomic alone is safe; the lock is needed only to bury. */
 void sg__unpin(sg_node *n) {

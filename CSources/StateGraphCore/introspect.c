@@ -89,7 +89,9 @@ int sg_node_dependents(sg_node *n, sg_node **out, size_t max, size_t *count) {
 
 int sg_node_check(sg_node *n, uint64_t id) {
   if (!n) return SG_EINVAL;
-  return sg__registry_has_node(n, id) ? SG_OK : SG_ESTALE;
+  if (!sg__pin(n, id)) return SG_ESTALE;
+  sg__unpin(n);
+  return SG_OK;
 }
 
 int sg_graph_node_count(sg_graph *g, size_t *count) {

@@ -186,25 +186,13 @@ static bool registered(const sg_node *n, uint64_t id) {
   return current != 0 && (id == 0 || current == id);
 }
 
-/* A slot with references is registered: its id is given before its first
- * reference and taken after its last. The slot may have been freed and
- * given to another node between the lookup and the pin: then the handle
- * names that node (see above), or, with an id, is told apart by it. */
-bool sg__registry_pin(sg_node *n, uint64_t id) {
+/* The slot may have been freed and given to another node between the
+ * lookup and the increment: then the reference is that node's (graph.c,
+ * sg__pin, tells the two apart by id where the caller has one). */
+bool sg__registry_ref_slot(sg_node *n) {
   if (!is_slot(n)) return false;
   sg__point("door: a slot, before the pin");
-  if (!ref_unless_zero(n)) return false;
-  if ((id == 0 || SG_PEEK(n->id) == id) && !SG_PEEK(n->destroyed)) return true;
-  sg__unpin(n);
-  return false;
-}
-
-/* Pinned for the look at `destroyed`, which is not a door field: the slot
- * may be freed right after `registered` said yes. */
-bool sg__registry_has_node(sg_node *n, uint64_t id) {
-  if (!sg__registry_pin(n, id)) return false;
-  sg__unpin(n);
-  return true;
+  return ref_unless_zero(n);
 }
 
 int sg__registry_unhold(sg_node *n) {

@@ -235,23 +235,15 @@ void sg__node_free(sg_node *n); /* a buried node's slot, or one never registered
 /* A node is registered from creation until its slot is freed (not until
  * destroy: a held, destroyed node must still be told apart from garbage). */
 bool sg__registry_add_node(sg_node *n); /* false: n->graph is not live */
-/* Live node (and, when id != 0, the one with this id): pins it with a
- * reference, so it stays allocated until sg__unpin, and returns true. */
-bool sg__registry_pin(sg_node *n, uint64_t id);
-bool sg__registry_has_node(sg_node *n, uint64_t id);
+/* A reference on the node in slot n: false when n is no slot, or its node
+ * has no references left (freed, or on its way to the graveyard). */
+bool sg__registry_ref_slot(sg_node *n);
 /* SG_OK and one hold fewer, SG_ENOTHELD, or SG_ESTALE (no such memory). */
 int sg__registry_unhold(sg_node *n);
 void sg__registry_add_graph(sg_graph *g);
 bool sg__registry_has_graph(const sg_graph *g);
 void sg__registry_remove_graph(sg_graph *g);
 
-/* The door every checked entry point goes through: SG_EINVAL for NULL,
- * SG_ESTALE for a handle that names no live node; on SG_OK the node is
- * pinned and the caller must sg__unpin it (with no graph lock held). */
-static inline int sg__enter(sg_node *n) {
-  if (!n) return SG_EINVAL;
-  return sg__registry_pin(n, 0) ? SG_OK : SG_ESTALE;
-}
 
 /* ---- names.c: debug names that stay valid until the node is freed */
 extern char sg__no_name[]; /* the name of every unnamed node: never freed */
@@ -269,6 +261,18 @@ void sg__ref(sg_node *n);
 void sg__unref(sg_node *n); /* under lock; a dead node goes to the graveyard */
 void sg__bury(sg_node *n);  /* under lock, with no references left */
 void sg__unpin(sg_node *n); /* sg__unref without the lock held */
+/* Live node (and, when id != 0, the one with this id): pins it with a
+ * reference, so it stays allocated until sg__unpin, and returns true. */
+bool sg__pin(sg_node *n, uint64_t id);
+
+/* The door every checked entry point goes through: SG_EINVAL for NULL,
+ * SG_ESTALE for a handle that names no live node; on SG_OK the node is
+ * pinned and the caller must sg__unpin it (with no graph lock held). */
+static inline int sg__enter(sg_node *n) {
+  if (!n) return SG_EINVAL;
+  return sg__pin(n, 0) ? SG_OK : SG_ESTALE;
+}
+
 void sg__unlock(sg_graph *g); /* unlocks, then frees the graveyard */
 sg_link *sg__link_new(sg_graph *g, sg_node *source, sg_node *target);
 void sg__link_free(sg_graph *g, sg_link *l); /* unlinks both sides */
