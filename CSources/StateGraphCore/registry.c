@@ -73,18 +73,27 @@ static char *fresh, *fresh_end; /* the newest chunk's untouched slots */
 static size_t slots_in_use;     /* under slab_lock */
 static uint64_t last_id;        /* atomic */
 
-/* Under slab_lock. */
+/* A free slot under AddressSanitizer: poisoned but for its door fields. */
+static void poison_free_slot(char *slot) {
+  ASAN_POISON_MEMORY_REGION(slot, DOOR_START);
+  ASAN_POISON_MEMORY_REGION(slot + DOOR_END, SLOT - DOOR_END);
+}
+
+/* Under slab_lock. Zeroed: the door may read any slot of it from now on.
+ * Aligned by the allocator, so the chunk's address is the block's (leak
+ * checkers see it reachable through `chunks`). */
 static bool add_chunk(void) {
   chunk_list *old = chunks;
   size_t count = old ? old->count : 0;
-  char *chunk = calloc(1, (size_t)SLOT * SLOTS_PER_CHUNK + 63); /* door fields start zero */
+  const size_t size = (size_t)SLOT * SLOTS_PER_CHUNK;
+  char *start = NULL;
   chunk_list *list = malloc(sizeof *list + (count + 1) * sizeof(char *));
-  if (!chunk || !list) {
-    free(chunk);
+  if (!list || posix_memalign((void **)&start, 64, size) != 0) {
     free(list);
     return false;
   }
-  char *start = (char *)(((uintptr_t)chunk + 63) & ~(uintptr_t)63); /* cache lines */
+  memset(start, 0, size);
+  for (size_t offset = 0; offset < size; offset += SLOT) poison_free_slot(start + offset);
   size_t at = 0;
   while (at < count && (uintptr_t)old->start[at] < (uintptr_t)start) at++;
   if (count) memcpy(list->start, old->start, at * sizeof(char *));
@@ -92,9 +101,8 @@ static bool add_chunk(void) {
   if (count > at) memcpy(list->start + at + 1, old->start + at, (count - at) * sizeof(char *));
   list->count = count + 1;
   list->previous = old;
-  ASAN_POISON_MEMORY_REGION(start, (size_t)SLOT * SLOTS_PER_CHUNK);
   fresh = start;
-  fresh_end = start + (size_t)SLOT * SLOTS_PER_CHUNK;
+  fresh_end = start + size;
   SG_PUBLISH(chunks, list);
   return true;
 }
@@ -139,8 +147,7 @@ sg_node *sg__node_alloc(void) {
 /* The slot of a buried node, whose references and holds are gone. */
 void sg__node_free(sg_node *n) {
   SG_PUBLISH(n->id, 0); /* no longer a handle */
-  ASAN_POISON_MEMORY_REGION(n, DOOR_START);
-  ASAN_POISON_MEMORY_REGION((char *)n + DOOR_END, SLOT - DOOR_END);
+  poison_free_slot((char *)n);
   sg__lock(&slab_lock);
   ASAN_UNPOISON_MEMORY_REGION(&n->live_next, sizeof n->live_next); /* the free list */
   n->live_next = free_slots;
