@@ -48,6 +48,12 @@ public final class GraphUserDefault<Value: UserDefaultsStorable>: @unchecked Sen
   /// which runs under the node's value lock.
   nonisolated(unsafe) private var publishedSequence: UInt64 = 0
   private let watching = Locked<Watching?>(nil)
+  /// Saves of this property that have not published yet, and whether a refresh found one:
+  /// a refresh then leaves the value to the saver, so `onDidSet` runs on the writing
+  /// thread before the setter returns; the saver refreshes once it published, so a change
+  /// made from outside meanwhile is not lost. Changed under `Self.access`, except for the
+  /// saver's count down after publishing.
+  private let saves = Locked((unpublished: 0, refreshSkipped: false))
 
   /// What keeps the key observed; ended in `deinit`.
   private struct Watching: @unchecked Sendable {
@@ -114,6 +120,7 @@ public final class GraphUserDefault<Value: UserDefaultsStorable>: @unchecked Sen
     get { node.wrappedValue }
     set {
       let (value, sequence) = Self.access.withLock {
+        saves.withLock { $0.unpublished += 1 }
         let thread = ThreadState.current
         thread.isSavingUserDefault = true
         defer { thread.isSavingUserDefault = false }
@@ -129,6 +136,13 @@ public final class GraphUserDefault<Value: UserDefaultsStorable>: @unchecked Sen
         return readBack()
       }
       publish(value, sequence: sequence)
+      let refreshAgain = saves.withLock { saves in
+        saves.unpublished -= 1
+        guard saves.unpublished == 0, saves.refreshSkipped else { return false }
+        saves.refreshSkipped = false
+        return true
+      }
+      if refreshAgain { refresh() }
     }
   }
 
@@ -145,7 +159,14 @@ public final class GraphUserDefault<Value: UserDefaultsStorable>: @unchecked Sen
 
   /// Reads the key again and gives the node what it holds.
   private func refresh() {
-    let (value, sequence) = Self.access.withLock { readBack() }
+    let read: (Value, UInt64)? = Self.access.withLock {
+      let isSaving = saves.withLock { saves in
+        if saves.unpublished > 0 { saves.refreshSkipped = true }
+        return saves.unpublished > 0
+      }
+      return isSaving ? nil : readBack()
+    }
+    guard let (value, sequence) = read else { return }
     publish(value, sequence: sequence)
   }
 
