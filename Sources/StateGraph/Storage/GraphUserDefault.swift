@@ -172,9 +172,8 @@ public final class GraphUserDefault<Value: UserDefaultsStorable>: @unchecked Sen
 
   /// Under `access`: what the key holds, numbered.
   private func readBack() -> (Value, UInt64) {
-    let (defaults, key, defaultValue) = (store.defaults, key, defaultValue)
     let value = UserDefaultsBacking.withPreferences {
-      Value._getValue(from: defaults, forKey: key, defaultValue: defaultValue)
+      Value._getValue(from: store.defaults, forKey: key, defaultValue: defaultValue)
     }
     let sequence = readSequence.withLock { sequence in
       sequence += 1
