@@ -144,16 +144,15 @@ sg_node *sg__node_alloc(void) {
   return n;
 }
 
-/* The slot of a buried node, whose references and holds are gone. */
+/* The slot of a buried node, whose references and holds are gone. Poisoned
+ * before the lock is dropped: from then on another thread may take it. */
 void sg__node_free(sg_node *n) {
   SG_PUBLISH(n->id, 0); /* no longer a handle */
-  poison_free_slot((char *)n);
   sg__lock(&slab_lock);
-  ASAN_UNPOISON_MEMORY_REGION(&n->live_next, sizeof n->live_next); /* the free list */
   n->live_next = free_slots;
-  ASAN_POISON_MEMORY_REGION(&n->live_next, sizeof n->live_next);
   free_slots = n;
   slots_in_use--;
+  poison_free_slot((char *)n);
   pthread_mutex_unlock(&slab_lock);
 }
 
@@ -186,12 +185,6 @@ static bool ref_unless_zero(sg_node *n) {
   return false;
 }
 
-/* The node in slot n, if it is registered (and has this id, unless 0). */
-static bool registered(const sg_node *n, uint64_t id) {
-  if (!is_slot(n)) return false;
-  uint64_t current = SG_PEEK(n->id);
-  return current != 0 && (id == 0 || current == id);
-}
 
 /* The slot may have been freed and given to another node between the
  * lookup and the increment: then the reference is that node's (graph.c,
@@ -203,7 +196,7 @@ bool sg__registry_ref_slot(sg_node *n) {
 }
 
 int sg__registry_unhold(sg_node *n) {
-  if (!registered(n, 0)) return SG_ESTALE;
+  if (!is_slot(n) || SG_PEEK(n->id) == 0) return SG_ESTALE; /* no node there */
   gint holds = g_atomic_int_get(&n->holds);
   while (holds > 0)
     if (g_atomic_int_compare_and_exchange_full(&n->holds, holds, holds - 1, &holds)) return SG_OK;

@@ -106,16 +106,14 @@ public final class Stored<Value> {
     }
     set {
       lock.lock()
-      if didSetHandler == nil && persistence == nil {
-        replaceHoldingLock(with: newValue)  // the common case: one lock for the whole write
-        return
-      }
-      let hasDidSetHandler = didSetHandler != nil
-      lock.unlock()
-      if hasDidSetHandler {
+      if didSetHandler != nil {
+        lock.unlock()
         assignReportingDidSet(newValue)  // out of line: the rare path
+      } else if let persistence {
+        lock.unlock()
+        persistence.write(newValue, to: self)  // saves, then comes back through `replace`
       } else {
-        assign(newValue)
+        replaceHoldingLock(with: newValue)  // the common case: one lock for the whole write
       }
     }
   }
