@@ -5,8 +5,8 @@
 #
 # A plugin linked against swift-syntax before 603 prints "Internal Error:
 # DecodingError.dataCorrupted ... Corrupted JSON" when the Swift 6.3 compiler talks to it
-# (the plugin restarts and the build goes on; see the Makefile's `demo` note). Those lines
-# are counted and left out here, so that anything else the build says stays visible.
+# (the plugin restarts and the build goes on). Those lines are counted and left out here,
+# so that anything else the build says stays visible.
 set -euo pipefail
 cd "$(dirname "$0")"
 SWIFT=${SWIFT:-swift}
