@@ -2,11 +2,12 @@
 """Checks that the code in the DocC articles is code that is compiled and tested.
 
 Every ```swift (or ```c) block of every article or landing page in Sources/*/*.docc must appear,
-line for line, in one of the files that page names (a path under Tests/, examples/ or
-Sources/ written in the page, such as `Tests/DocArticleTests/MacrosArticle.swift`, or a .c file).
-Indentation and blank lines are ignored, so a block may sit inside a type or a test
-function; `import` lines may sit at the top of the file instead. A page with a swift
-block must name at least one such file, and every file it names must exist.
+line for line, in one of the files that compile it: a file under Tests/ or examples/ whose
+text names the page by its catalog path (`StateGraph.docc/GettingStarted.md`, usually in
+its first comment), or a path under Tests/, examples/ or Sources/ that the page itself
+names. Indentation and blank lines are ignored, so a block may sit inside a type or a test
+function; `import` lines may sit at the top of the file instead. A page with a code block
+must be covered by at least one such file, and every file a page names must exist.
 
 Exit status 1, with the page, the block and its first missing line, on any mismatch.
 """
@@ -56,15 +57,29 @@ def first_missing(haystack, needle):
     return None
 
 
+def covering_files():
+    """Files under Tests/ and examples/ that may compile article code, with their text."""
+    for pattern in ("Tests/**/*.swift", "Tests/**/*.c", "examples/**/*.swift", "examples/**/*.c"):
+        for path in ROOT.glob(pattern):
+            if ".build" not in path.parts:
+                yield path.relative_to(ROOT).as_posix(), path.read_text(errors="replace")
+
+
 def main():
     pages = sorted(ROOT.glob("Sources/*/*.docc/**/*.md"))
+    candidates = list(covering_files())
     failures, checked = [], 0
     for page in pages:
         text = page.read_text()
         swift_blocks = [b for b in blocks(text) if b[0] in ("swift", "c")]
-        names = sorted(set(NAMED.findall(text)))
+        catalog = next(p for p in page.parents if p.suffix == ".docc")
+        catalog_path = page.relative_to(catalog.parent).as_posix()  # X.docc/Page.md
+        names = set(NAMED.findall(text))
+        names |= {name for name, content in candidates if catalog_path in content}
+        names = sorted(names)
         if swift_blocks and not names:
-            failures.append(f"{page.relative_to(ROOT)}: has code but names no file that compiles it")
+            failures.append(f"{page.relative_to(ROOT)}: has code but no file under Tests/ or examples/ "
+                            f"names {catalog_path}")
             continue
         files = {}
         for name in names:

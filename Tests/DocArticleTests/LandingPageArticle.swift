@@ -1,5 +1,6 @@
-// Keeps the code of the three catalogs' landing pages (StateGraph.md,
-// StateGraphNormalization.md, TypedIdentifier.md) compiling and checked.
+// Keeps the code of the three catalogs' landing pages (StateGraph.docc/StateGraph.md,
+// StateGraphNormalization.docc/StateGraphNormalization.md,
+// TypedIdentifier.docc/TypedIdentifier.md) compiling and checked.
 import StateGraphNormalization
 import Testing
 import TypedIdentifier

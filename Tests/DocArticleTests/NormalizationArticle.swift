@@ -1,5 +1,5 @@
-// Keeps the code of StateGraphNormalization.docc (the landing page and
-// NormalizingRelationalData.md) compiling and checked.
+// Keeps the code of StateGraphNormalization.docc/StateGraphNormalization.md (the landing
+// page) and StateGraphNormalization.docc/NormalizingRelationalData.md compiling and checked.
 import StateGraphNormalization
 import Testing
 

@@ -1,7 +1,8 @@
 // Each file in this target keeps the code of one DocC article compiling and checks
 // that it does what the article says. `make docs` (docs/check-doc-snippets.py) fails
-// when a ```swift block of an article is not found, line for line, in the file the
-// article names, so an edit to either shows up.
+// when a ```swift block of an article is not found, line for line, in a file that
+// names the article by its catalog path (`StateGraph.docc/GettingStarted.md`, in the
+// file's first comment), so an edit to either shows up.
 //
 // The snippets `print`; the `print` below shadows the standard library's inside this
 // module, so a test can collect what a snippet printed and compare it with the article.

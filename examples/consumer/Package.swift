@@ -2,7 +2,8 @@
 // A package that uses StateGraph the way an app does: through its products only, next to
 // a macro of its own that pins swift-syntax to another release than StateGraph's tests
 // resolve. `make test-consumer` builds and runs it; a change that breaks what a consumer
-// sees (a product, a macro expansion, a public name) fails there.
+// sees (a product, a macro expansion, a public name) fails there. Its product lines are
+// the ones StateGraph.docc/GettingStarted.md shows.
 import CompilerPluginSupport
 import PackageDescription
 
