@@ -41,7 +41,8 @@ let package = Package(
     .target(name: "TypedIdentifier"),
     .target(name: "StateGraphNormalization", dependencies: ["StateGraph", "TypedIdentifier"]),
 
-    // The demo and the seed samples are written as the seeds are: Swift 5 mode.
+    // The demo and the samples of upstream's README are written in the Swift 5 language mode,
+    // as that README is.
     .executableTarget(
       name: "StateGraphDemo", dependencies: ["StateGraphNormalization"],
       swiftSettings: [.swiftLanguageMode(.v5)]),

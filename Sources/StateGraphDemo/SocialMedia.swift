@@ -1,7 +1,8 @@
 import StateGraphNormalization
 
-// The seeds' social-media example (004), with a log line in each computation
-// so the demo shows exactly what recomputes when one post is liked.
+// The social-media example of upstream swift-state-graph's normalization guide, with a
+// log line in each computation so the demo shows exactly what recomputes when one post
+// is liked.
 
 final class RecomputeLog {
   private(set) var names: [String] = []

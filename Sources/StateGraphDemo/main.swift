@@ -1,4 +1,5 @@
-// The StateGraph demo: the seeds' non-UI examples, printing what changes as it changes.
+// The StateGraph demo: the examples of upstream swift-state-graph's README (all but the
+// SwiftUI and UIKit views), printing what changes as it changes.
 // Run it with `make demo`.
 
 import StateGraph
