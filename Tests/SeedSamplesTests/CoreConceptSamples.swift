@@ -1,8 +1,9 @@
-// The seeds' Stored/Computed samples, as written (000 "Core Concepts", 001, 003).
+// The Stored/Computed samples of upstream swift-state-graph's README and "Core Concepts"
+// guide, as written.
 import StateGraph
 import Testing
 
-@Suite("Seed samples: Stored and Computed")
+@Suite("Upstream samples: Stored and Computed")
 struct CoreConceptSamples {
   @Test func creatingAStoredNode() {
     // Creating a stored node

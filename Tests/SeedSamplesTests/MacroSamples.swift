@@ -1,5 +1,5 @@
-// The seeds' macro models, as written (000, 001, 003), with the values their
-// comments promise.
+// The macro models of upstream swift-state-graph's README and guides, as written, with
+// the values their comments promise.
 import StateGraph
 import Testing
 
@@ -262,7 +262,7 @@ final class SharingViewModel {
   }
 }
 
-@Suite("Seed samples: macro models")
+@Suite("Upstream samples: macro models")
 struct MacroSamples {
   @Test func quickStartCounter() {
     let viewModel = QuickStart.CounterViewModel(count: 3)
@@ -415,7 +415,7 @@ final class ShoppingCartModel: GraphObject {
 
 import Observation
 
-@Suite("Seed samples: GraphObject")
+@Suite("Upstream samples: GraphObject")
 struct GraphObjectSamples {
   @Test func shoppingCartModelIsObservable() {
     let cart = ShoppingCartModel()

@@ -1,7 +1,7 @@
-// The normalization samples of the seeds (004 "Data Normalization" and 000
-// "Data Normalization"), pasted as written and compiled in the Swift 5
+// The normalization samples of upstream swift-state-graph's "Data Normalization" guide
+// and README, pasted as written and compiled in the Swift 5
 // language mode. Samples that reuse a type name live in their own enum;
-// lines marked "glue" are not in the seeds: they supply what a snippet
+// lines marked "glue" are not in those samples: they supply what a snippet
 // assumes exists (`user`, `userId`, a `User` with `isDeleted`...).
 
 import StateGraphNormalization
@@ -212,7 +212,7 @@ enum CompleteExampleSample {
   #endif
 }
 
-@Suite("Seed samples: normalization, complete example")
+@Suite("Upstream samples: normalization, complete example")
 struct CompleteExampleSampleTests {
   typealias NormalizedStore = CompleteExampleSample.NormalizedStore
   typealias User = CompleteExampleSample.User
@@ -386,7 +386,7 @@ enum ManyToManySample {
   }
 }
 
-@Suite("Seed samples: normalization, TypedIdentifiable and many-to-many")
+@Suite("Upstream samples: normalization, TypedIdentifiable and many-to-many")
 struct ManyToManySampleTests {
   typealias NormalizedStore = ManyToManySample.NormalizedStore
   typealias User = ManyToManySample.User
@@ -510,7 +510,7 @@ enum OneToManySample {
   }
 }
 
-@Suite("Seed samples: normalization, one-to-many")
+@Suite("Upstream samples: normalization, one-to-many")
 struct OneToManySampleTests {
   @Test func authorsPosts() {  // glue
     let store = OneToManySample.NormalizedStore()
@@ -542,7 +542,7 @@ enum EntityStoreSample {
   }
 }
 
-@Suite("Seed samples: normalization, EntityStore")
+@Suite("Upstream samples: normalization, EntityStore")
 struct EntityStoreSampleTests {
   typealias User = EntityStoreSample.User
   typealias Post = EntityStoreSample.Post
@@ -684,7 +684,7 @@ enum ReadmeExampleSample {
   }
 }
 
-@Suite("Seed samples: normalization, README example")
+@Suite("Upstream samples: normalization, README example")
 struct ReadmeExampleSampleTests {
   typealias NormalizedStore = ReadmeExampleSample.NormalizedStore
   typealias User = ReadmeExampleSample.User

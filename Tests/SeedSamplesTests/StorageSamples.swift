@@ -1,5 +1,5 @@
-// The seeds' backing-storage samples, as written (000 "Backing Storage", 003 "Persistent
-// Storage"). They use fixed keys of UserDefaults.standard, so the tests run one at a time
+// The backing-storage samples of upstream swift-state-graph's README ("Backing Storage")
+// and guide ("Persistent Storage"), as written. They use fixed keys of UserDefaults.standard, so the tests run one at a time
 // and clear those keys before and after.
 import Foundation
 import StateGraph
@@ -69,7 +69,7 @@ enum PersistentStorageSample {
   }
 }
 
-@Suite("Seed samples: backing storage", .serialized)
+@Suite("Upstream samples: backing storage", .serialized)
 struct StorageSamples {
   /// Every key the samples use.
   static func clearSampleKeys() {
@@ -135,7 +135,7 @@ struct StorageSamples {
   }
 
   @Test func storageTypes() {
-    // The three cases the seeds list under "Storage Types".
+    // The three cases upstream's README lists under "Storage Types".
     let backings: [GraphStorageBacking] = [
       .memory, .userDefaults(key: "theme"), .userDefaults(suite: "com.myapp.settings", key: "apiUrl"),
     ]

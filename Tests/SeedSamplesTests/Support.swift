@@ -1,7 +1,7 @@
 import Foundation
 
 /// Collects what the samples `print`, so tests can compare it with the
-/// output the seeds document.
+/// output upstream's documentation shows.
 final class PrintLog: @unchecked Sendable {
   private let lock = NSLock()
   private var lines: [String] = []

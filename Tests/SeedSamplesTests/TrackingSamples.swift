@@ -1,5 +1,5 @@
-// The seeds' observation samples (000 "Advanced Usage", "Migration", 001,
-// 003 "withGraphTrackingGroup"), with print replaced by a log.
+// The observation samples of upstream swift-state-graph's README ("Advanced Usage",
+// "Migration") and guide ("withGraphTrackingGroup"), with print replaced by a log.
 import StateGraph
 import Testing
 
@@ -72,7 +72,7 @@ final class ViewController {
   private func updateSubmitButton(_ isValid: Bool) { labels.append("valid:\(isValid)") }
 }
 
-@Suite("Seed samples: tracking", .serialized)
+@Suite("Upstream samples: tracking", .serialized)
 struct TrackingSamples {
   @Test func productAvailability() {
     _ = log.take()

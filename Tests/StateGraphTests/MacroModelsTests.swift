@@ -2,9 +2,9 @@ import Observation
 import StateGraph
 import Testing
 
-// The seed documents' macro models, each with counters threaded into its computations so
+// Upstream swift-state-graph's README macro models, each with counters threaded into its computations so
 // the tests can assert exactly how often each one runs. The models are nested in the
-// suites so their seed names do not clash with other test files. Models that a test's
+// suites so their upstream names do not clash with other test files. Models that a test's
 // `@Sendable` computation captures are marked `@unchecked Sendable`, as Swift 6 mode asks.
 
 @Suite("Macro models")
@@ -437,7 +437,7 @@ extension MacroModelsTests {
 extension MacroModelsTests {
   @Suite("AppSettings welcome message")
   struct AppSettingsTests {
-    // The seed's model without `backed:`: persistence is the storage suite's business.
+    // Upstream's model without `backed:`: persistence is the storage suite's business.
     final class AppSettings {
       @GraphStored
       var userName: String = ""

@@ -5,7 +5,7 @@
 # through standard input, the others are named on the command line.
 # Under valgrind when it is installed: a leak or bad access changes the
 # exit status, so the comparison fails.
-# UPDATE=1 writes the .expected files instead: review the diff afterwards.
+# UPDATE=1 writes the .expected files instead: check the diff afterwards.
 set -u
 program=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 cd "$(dirname "$0")" || exit 2
