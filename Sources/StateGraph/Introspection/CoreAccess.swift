@@ -10,12 +10,7 @@ extension Computed: CoreNodeHolder {}
 
 extension GraphNode {
   /// The C node behind a ``Stored`` or ``Computed``.
-  var coreNode: OpaquePointer {
-    guard let holder = self as? CoreNodeHolder else {
-      preconditionFailure("StateGraph: \(Self.self) is not a Stored or Computed node")
-    }
-    return holder.node
-  }
+  var coreNode: OpaquePointer { _graphHandle.node }
 
   /// The node's name in the graph: its `name:`, or what ``nameGraphNodes(of:)``
   /// made of it. Observers are named after it ("onChange(Cart.total)").

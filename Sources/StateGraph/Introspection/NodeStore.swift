@@ -1,4 +1,6 @@
-/// swift-state-graph's debugging view of the graph, on top of ``GraphSnapshot``.
+/// swift-state-graph's way to draw the graph, kept so that code written for it
+/// compiles unchanged: ``graphViz()`` is `GraphSnapshot.capture().dot()`.
+/// New code uses ``GraphSnapshot/dot()``, which can also draw part of the graph.
 ///
 /// ```swift
 /// print(await NodeStore.shared.graphViz())  // paste into Graphviz
@@ -9,8 +11,8 @@ public actor NodeStore {
 
   private init() {}
 
-  /// Every live node of the process and its edges, as a Graphviz DOT digraph: the same
-  /// text as `GraphSnapshot.capture().dot()`.
+  /// Every live node of the process and its edges, as a Graphviz DOT digraph:
+  /// the same text as `GraphSnapshot.capture().dot()`.
   public func graphViz() -> String {
     GraphSnapshot.capture().dot()
   }
