@@ -29,20 +29,22 @@ const char *sg_strerror(int code) {
 
 /* ------------------------------------------------------------- creation */
 
+/* A node is reachable through the door only once it is whole: a checked
+ * call through a stale handle may find its slot at any moment (the slot of
+ * a destroyed node is handed out again), so the first reference is
+ * published last, under the graph lock, after the callbacks are set and the
+ * node is in the live list (docs/core-protocol.md, "Lifetime"). */
 static int create(sg_graph *g, sg_kind kind, const sg_node_info *info, sg_callback cb,
                   void *ctx, sg_destroy destroy, sg_node **out) {
   if (!g || !out || (kind != SG_STORED && !cb)) return SG_EINVAL;
+  if (!sg__registry_has_graph(g)) return SG_ESTALE;
   sg_node *n = sg__node_new(g, kind, info);
   if (!n) return SG_ENOMEM;
-  if (!sg__registry_add_node(n)) { /* a freed graph */
-    sg__name_free(n->name); /* never renamed yet */
-    sg__node_free(n);
-    return SG_ESTALE;
-  }
   n->callback = cb;
   n->context = ctx;
   n->destroy = destroy;
   sg_thread *t = sg__thread();
+  sg__point("create: before the graph lock");
   sg__lock(&g->lock);
   /* An effect made by another effect's run belongs to it: it runs after it
    * when one change reaches both (schedule.c). */
@@ -54,6 +56,7 @@ static int create(sg_graph *g, sg_kind kind, const sg_node_info *info, sg_callba
   g->live++;
   g->allocated++;
   sg__live_insert(n);
+  sg__registry_publish_node(n);
   pthread_mutex_unlock(&g->lock);
   *out = n;
   return SG_OK;

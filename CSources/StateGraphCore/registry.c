@@ -169,11 +169,9 @@ void sg_node_memory(size_t *in_use, size_t *reserved) {
 static pthread_mutex_t graphs_lock = PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *live_graphs; /* created on first use */
 
-bool sg__registry_add_node(sg_node *n) {
-  if (!sg__registry_has_graph(n->graph)) return false;
+void sg__registry_publish_node(sg_node *n) {
   SG_PUBLISH(n->id, __atomic_add_fetch(&last_id, 1, __ATOMIC_RELAXED));
   g_atomic_int_set(&n->refs, 1); /* the "live" reference: from here on, pinnable */
-  return true;
 }
 
 /* A reference taken only while another one exists: a node whose count is

@@ -233,8 +233,10 @@ typedef struct sg_walk_entry sg_walk_entry;
 sg_node *sg__node_alloc(void); /* a zeroed slot; NULL when out of memory */
 void sg__node_free(sg_node *n); /* a buried node's slot, or one never registered */
 /* A node is registered from creation until its slot is freed (not until
- * destroy: a held, destroyed node must still be told apart from garbage). */
-bool sg__registry_add_node(sg_node *n); /* false: n->graph is not live */
+ * destroy: a held, destroyed node must still be told apart from garbage).
+ * Publishing gives it its id and first reference: from then on a checked
+ * call may pin it, so it is called last, once the node is whole. */
+void sg__registry_publish_node(sg_node *n);
 /* A reference on the node in slot n: false when n is no slot, or its node
  * has no references left (freed, or on its way to the graveyard). */
 bool sg__registry_ref_slot(sg_node *n);

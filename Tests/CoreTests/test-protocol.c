@@ -543,3 +543,51 @@ TEST(threads_binding_slot_value_is_freed_at_thread_exit) {
   sg_binding_slot_set_destructor(NULL);
   CHECK_EQ(slot_values_freed, 1);
 }
+
+/* ------------------------------------- creation vs a stale handle's destroy */
+
+/* A checked destroy through a handle whose slot a new node is taking: the
+ * new node must not be pinnable before it is whole (callbacks set, in the
+ * live list). Ordered by the creating thread's scheduling point just
+ * before it takes the graph lock: there the destroy runs to its end. */
+static sg_node *stale_handle;
+static pthread_t creating_thread;
+static int stale_destroy_rc;
+
+static void *destroy_stale_main(void *arg) {
+  (void)arg;
+  stale_destroy_rc = sg_node_destroy(stale_handle);
+  return NULL;
+}
+
+static void hook_destroy_stale_during_creation(const char *point, bool blocked) {
+  (void)blocked;
+  if (!pthread_equal(pthread_self(), creating_thread)) return;
+  if (strcmp(point, "create: before the graph lock") != 0) return;
+  sg__set_scheduling_hook(NULL);
+  pthread_join(spawn_thread(destroy_stale_main, NULL, 0), NULL);
+}
+
+TEST(protocol_stale_destroy_cannot_reach_a_node_being_created) {
+  sg_graph *g = sg_graph_new();
+  cell s, old, fresh;
+  STORED(&s, g, "s", 4);
+  STORED(&old, g, "old", 0);
+  stale_handle = old.node;
+  DESTROY(&old); /* its slot is the next one handed out */
+  creating_thread = pthread_self();
+  stale_destroy_rc = 1;
+  REQUIRE(sg__set_scheduling_hook(hook_destroy_stale_during_creation));
+  COMPUTED(&fresh, g, "fresh", formula_copy, &s);
+  sg__set_scheduling_hook(NULL);
+  CHECK(fresh.node == stale_handle); /* the slot was reused: the race is real */
+  CHECK_EQ(stale_destroy_rc, SG_ESTALE);
+  CHECK_EQ(fresh.destroyed, 0);
+  CHECK(IS_LIVE(fresh.node));
+  CHECK_EQ(NODE_COUNT(g), 2);
+  CHECK_EQ(READ(&fresh), 4);
+  DESTROY(&fresh);
+  CHECK_EQ(fresh.destroyed, 1);
+  DESTROY(&s);
+  GRAPH_FREE(g);
+}
