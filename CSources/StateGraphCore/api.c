@@ -94,7 +94,7 @@ int sg_node_destroy(sg_node *n) {
   sg_trace *trace = t->trace;
   int span = -1;
   sg__lock(&g->lock);
-  rc = G_UNLIKELY(n->visitors) ? sg__wait_for_visitors(t, n) : SG_OK;
+  rc = G_UNLIKELY(n->visits != NULL) ? sg__wait_for_visitors(t, n) : SG_OK;
   if (rc == SG_OK && n->destroyed) rc = SG_ESTALE; /* lost a race with another destroy */
   if (rc == SG_OK) {
     if (trace) span = sg__trace_open(trace, SG_TRACE_DESTROY, n);

@@ -19,7 +19,7 @@
  * docs/core-protocol.md. In brief: a graph's lock guards its nodes and links,
  * except `refs`/`holds` (atomic) and the immutable id/file/line/kind/graph;
  * fields that lock-free readers look at (state, owner, has_run, version,
- * destroyed, name, visited_by) are written with SG_PUBLISH.
+ * destroyed, name) are written with SG_PUBLISH.
  *
  * Layers: each file calls only the ones above it in this list, except that
  * every layer may record into trace.c and snapshot/introspect/dot read from
@@ -74,6 +74,15 @@
 typedef struct sg_link sg_link;
 typedef struct sg_thread sg_thread;
 typedef struct sg_frame sg_frame;
+typedef struct sg_visit sg_visit;
+
+/* One snapshot visitor running for a node: on the visiting thread's stack,
+ * in the node's set of visits (two threads, or one thread's nested
+ * snapshots, may visit one node at once). */
+struct sg_visit {
+  sg_thread *thread;
+  sg_visit *next;
+};
 
 /* A growable array for the hot stacks: a GArray call per push and pop cost
  * more than the work around it. Zero-initialised is empty; free `at`. */
@@ -160,9 +169,8 @@ struct sg_node {
   /* Only while a traced thread marks: the index of this node's MARK event,
    * the parent of the events of the nodes it marks (trace.c). */
   uint32_t trace_mark;
-  uint32_t visitors; /* snapshot visitors running for it: destroy waits for
-                        them (snapshot.c) */
-  sg_thread *visited_by; /* the thread of the latest of them (published) */
+  sg_visit *visits; /* snapshot visitors running for it, a set: destroy waits
+                       for them (waits.c) */
   /* The graph's live list, while not destroyed; then, once buried, the
    * graveyard list (a node leaves the first before it joins the second). */
   union {
@@ -218,7 +226,6 @@ struct sg_thread {
   GString *last_cycle;
   void *binding_slot;
   sg_trace *trace;   /* the recording while this thread traces, else NULL */
-  sg_node *visiting; /* the node a snapshot visitor of this thread is on */
 };
 
 struct sg_walk_entry {
@@ -285,10 +292,6 @@ void sg__destroy_locked(sg_node *n);
 
 /* ---- introspect.c: describing nodes (also for whole-graph snapshots) */
 void sg__describe_locked(sg_node *n, sg_node_description *out);
-
-/* ---- snapshot.c: under the lock, before destroying n: waits while
- * snapshot visitors of other threads look at it (their context must stay) */
-int sg__wait_for_visitors(sg_thread *t, sg_node *n); /* SG_OK or SG_EBUSY */
 
 /* ---- tracking.c: thread state, frames, recording reads */
 /* The state of the running thread, made on first use. Initial-exec: a
@@ -381,8 +384,13 @@ static inline void sg__cond_wait(pthread_cond_t *c, pthread_mutex_t *m,
 /* Before a claim wait for n (owned by another thread): SG_OK, and t is
  * waiting until sg__wait_end; or SG_ECYCLE (sg_last_cycle says why). */
 int sg__wait_claim_begin(sg_thread *t, sg_node *n);
-/* Before a visitor wait: SG_OK (waiting until sg__wait_end) or SG_EBUSY. */
-int sg__wait_visitor_begin(sg_thread *t, sg_node *n);
+/* A snapshot visit of n by t begins or ends; under n's graph lock. */
+void sg__visit_begin(sg_thread *t, sg_node *n, sg_visit *v);
+void sg__visit_end(sg_node *n, sg_visit *v);
+/* Under n's graph lock, before destroying n: waits while snapshot visitors
+ * of other threads look at it (their context must stay valid). SG_OK, or
+ * SG_EBUSY when visitors destroy each other's nodes. */
+int sg__wait_for_visitors(sg_thread *t, sg_node *n);
 bool sg__wait_end(sg_thread *t); /* returns whether the wait was broken */
 void sg__waits_forget(sg_thread *t); /* at thread exit, before freeing t */
 void sg__describe_self_cycle(sg_thread *t, sg_node *n); /* into last_cycle */

@@ -11,9 +11,9 @@
  * 2. Without the lock, when there is a visitor: call it once per node with
  *    the node's context, so the program can describe the value it stands
  *    for. Each node is pinned (a reference) from phase 1 until its visit is
- *    over, so its memory and its destroy callback wait for us; and it counts
- *    as `visitors` while the visitor runs, so that sg_node_destroy on
- *    another thread waits too. That second guard is what makes a context
+ *    over, so its memory and its destroy callback wait for us; and the visit
+ *    is in the node's set of visits while the visitor runs (waits.c), so
+ *    that sg_node_destroy on another thread waits too. That second guard is what makes a context
  *    that no destroy callback owns safe to use: the Swift wrapper's stored
  *    nodes point at the Swift object itself, which their deinit frees right
  *    after sg_node_destroy returns.
@@ -130,45 +130,23 @@ static sg_snapshot *copy_locked(GPtrArray *chosen) {
 
 /* ------------------------------------------------------------ visiting */
 
-/* A visitor of this very thread destroying its node is a misuse the header
- * forbids; waiting for ourselves would hang, so we do not. A visitor that
- * (through other waits) waits for this thread would never return: waits.c
- * breaks that loop, or refuses the wait with SG_EBUSY. */
-int sg__wait_for_visitors(sg_thread *t, sg_node *n) {
-  while (n->visitors > 0 && t->visiting != n) {
-    int rc = sg__wait_visitor_begin(t, n);
-    if (rc < 0) return rc;
-    n->graph->waiters++;
-    sg__cond_wait(&n->graph->released, &n->graph->lock, NULL);
-    n->graph->waiters--;
-    sg__wait_end(t);
-  }
-  return SG_OK;
-}
-
 /* Visits entry i, whose node this thread pinned in phase 1, then unpins it
  * (which may run its destroy callback: no lock is held here). */
 static void visit_one(sg_snapshot *s, size_t i, sg_snapshot_visitor visit, void *user,
                       sg_thread *t) {
   sg_node *n = s->entries[i].node;
   sg_graph *g = n->graph;
+  sg_visit record; /* in n's set of visits while the visitor runs */
   sg__lock(&g->lock);
   bool live = !n->destroyed;
   void *context = n->context;
-  if (live) {
-    n->visitors++;
-    SG_PUBLISH(n->visited_by, t);
-  }
+  if (live) sg__visit_begin(t, n, &record);
   pthread_mutex_unlock(&g->lock);
 
   if (live) {
-    sg_node *outer = t->visiting; /* a visitor may take a snapshot itself */
-    t->visiting = n;
     visit(s, i, context, user); /* user code: never under the lock */
-    t->visiting = outer;
     sg__lock(&g->lock);
-    n->visitors--;
-    if (n->visited_by == t) SG_PUBLISH(n->visited_by, NULL); /* t may exit */
+    sg__visit_end(n, &record);
     if (g->waiters) pthread_cond_broadcast(&g->released);
     pthread_mutex_unlock(&g->lock);
   }

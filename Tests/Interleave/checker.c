@@ -25,7 +25,10 @@
 
 /* ------------------------------------------------------------- scheduler */
 
-enum { MAX_THREADS = 3, BLOCKED_LIMIT = 200000 };
+/* A schedule that passes this many points has not ended on its own: the
+ * threads retry waits that can never succeed (a deadlock whose waits time
+ * out and start again). The scenarios take well under a thousand. */
+enum { MAX_THREADS = 3, BLOCKED_LIMIT = 200000, SCHEDULE_POINT_LIMIT = 1000000 };
 
 typedef struct worker {
   pthread_t thread;
@@ -40,7 +43,10 @@ static worker workers[MAX_THREADS];
 static int worker_count;
 static __thread int my_id = -1; /* -1: not a scenario thread (main, exits) */
 static uint64_t random_state;
-static long blocked_streak, points;
+static long blocked_streak, points, schedule_points;
+static atomic_int failures;
+static const char *scenario_name;
+static uint64_t scenario_seed;
 static sem_t schedule_over;
 
 static uint64_t next_random(void) { /* xorshift64* */
@@ -65,6 +71,11 @@ static void hook(const char *point, bool blocked) {
   int self = my_id;
   if (self < 0) return;
   points++;
+  if (++schedule_points > SCHEDULE_POINT_LIMIT) {
+    fprintf(stderr, "%s, seed %llu: no end after %ld scheduling points, the last at \"%s\"\n",
+            scenario_name, (unsigned long long)scenario_seed, schedule_points, point);
+    abort();
+  }
   if (getenv("CHECKER_TRACE")) fprintf(stderr, "  [%d] %s%s\n", self, point, blocked ? " (blocked)" : "");
   if (!blocked) {
     blocked_streak = 0;
@@ -93,9 +104,6 @@ static void *worker_main(void *arg) {
 
 /* ------------------------------------------------------------ harness */
 
-static atomic_int failures;
-static const char *scenario_name;
-static uint64_t scenario_seed;
 
 void harness_fail(const char *file, int line, const char *fmt, ...) {
   char message[512];
@@ -121,6 +129,8 @@ typedef struct world {
   sg_node *handle; /* a handle kept by a thread that does not own it */
   uint64_t handle_id;
   atomic_int handle_gone; /* its destroy has returned */
+  atomic_int destroy_started;
+  int destroy_rc;
 } world;
 
 /* Binding code has steps of its own between the core's: a value is stored
@@ -350,6 +360,51 @@ static void stale_slot_check(world *w) {
   DESTROY(&w->s);
 }
 
+/* Two snapshot visitors of x, each reading b, against the read of b whose
+ * run destroys x: the destroy waits for every visitor while the visitors
+ * wait for b's run. The loop is seen through whichever visitor closes it,
+ * so each visitor's read ends (SG_ECYCLE when it was in the loop) and the
+ * destroy completes. */
+static world *visited_world; /* for the formula: one schedule at a time */
+
+static int formula_destroy_a(cell *self) {
+  world *w = visited_world;
+  int v = IN(self, 0);
+  if (!atomic_exchange(&w->destroy_started, 1)) w->destroy_rc = sg_node_destroy(w->a.node);
+  return v + 1;
+}
+static void visited_setup(world *w) {
+  visited_world = w;
+  STORED(&w->s, w->g, "s", 1);
+  STORED(&w->a, w->g, "x", 0);
+  COMPUTED(&w->b, w->g, "b", formula_destroy_a, &w->s);
+}
+static void visitor_reads_b(sg_snapshot *s, size_t i, void *context, void *user) {
+  world *w = user;
+  if (sg_snapshot_entries(s, NULL)[i].node != w->a.node) return;
+  int rc = sg_read(w->b.node);
+  CHECK(rc == SG_OK || rc == SG_ECYCLE);
+}
+static void visit_all(void *p) {
+  world *w = p;
+  sg_snapshot *snap = NULL;
+  CHECK_EQ(sg_snapshot_graph(w->g, visitor_reads_b, w, &snap), SG_OK);
+  sg_snapshot_free(snap);
+}
+static void read_b_destroying(void *p) {
+  world *w = p;
+  int rc = sg_read(w->b.node);
+  CHECK(rc == SG_OK || rc == SG_ECYCLE);
+}
+static void visited_check(world *w) {
+  CHECK_EQ(w->destroy_rc, SG_OK);
+  CHECK_EQ(IS_LIVE(w->a.node), 0);
+  CHECK_EQ(READ(&w->b), 2);
+  CHECK_EQ(w->b.runs >= 1 && w->b.runs <= 3, 1);
+  DESTROY(&w->b);
+  DESTROY(&w->s);
+}
+
 static const scenario scenarios[] = {
   {"write vs read", chain_setup, {write_twice, read_b}, chain_check},
   {"write vs destroy vs read", chain_setup, {write_twice, destroy_a, read_b_any},
@@ -364,6 +419,7 @@ static const scenario scenarios[] = {
   {"checked calls vs slot reuse", reuse_setup, {destroy_and_reuse, use_kept_handle}, reuse_check},
   {"creation vs a stale handle", stale_slot_setup, {create_in_stale_slot, destroy_through_stale_handle},
    stale_slot_check},
+  {"two visitors vs destroy", visited_setup, {read_b_destroying, visit_all, visit_all}, visited_check},
 };
 enum { SCENARIOS = sizeof scenarios / sizeof scenarios[0] };
 
@@ -375,6 +431,7 @@ static void run_schedule(const scenario *sc, uint64_t seed) {
   scenario_seed = seed;
   random_state = seed * 0x9E3779B97F4A7C15ull + 1;
   blocked_streak = 0;
+  schedule_points = 0;
   sc->setup(&w);
   worker_count = 0;
   for (int i = 0; i < MAX_THREADS && sc->threads[i]; i++) {
