@@ -221,26 +221,49 @@ int sg_changed(sg_node *n) {
   return rc;
 }
 
-/* A computation that writes a node it depends on would run again for its
- * own write, without end: refused as a cycle. Under the lock; n is written
- * from inside a callback. */
+/* A computation that writes a node it depends on, directly or through
+ * other nodes, would run again for its own write, without end: refused as
+ * a cycle (docs/core-protocol.md, "Effects"). Under the lock; n is written
+ * from inside a callback. Searches n's dependents (the links of their last
+ * runs, and of running ones so far) for a computed running on this thread;
+ * only writes made inside a running compute pay for the search. */
 static bool written_by_its_reader(sg_thread *t, sg_node *n) {
-  for (sg_frame *f = t->frame; f; f = f->parent) {
-    sg_node *c = f->node;
-    if (c->kind != SG_COMPUTED || c->graph != n->graph) continue;
-    for (sg_link *l = n->dependents_head; l; l = l->next_dependent) {
-      if (l->target != c) continue;
-      GString *cycle = t->last_cycle;
-      g_string_truncate(cycle, 0);
-      g_string_append_printf(cycle, "%s", SG_PEEK(c->name)[0] ? SG_PEEK(c->name) : "(unnamed)");
-      if (c->file[0]) g_string_append_printf(cycle, " (%s:%d)", c->file, c->line);
-      g_string_append_printf(cycle, " writes %s", SG_PEEK(n->name)[0] ? SG_PEEK(n->name) : "(unnamed)");
-      if (n->file[0]) g_string_append_printf(cycle, " (%s:%d)", n->file, n->line);
-      g_string_append(cycle, ", which it reads");
-      return true;
+  bool computing = false;
+  for (sg_frame *f = t->frame; f && !computing; f = f->parent)
+    computing = f->node->kind == SG_COMPUTED && f->node->graph == n->graph;
+  if (!computing) return false;
+  GHashTable *reached_from = g_hash_table_new(g_direct_hash, g_direct_equal);
+  GPtrArray *todo = g_ptr_array_new();
+  g_ptr_array_add(todo, n);
+  sg_node *reader = NULL;
+  for (guint i = 0; i < todo->len && !reader; i++) {
+    sg_node *x = todo->pdata[i];
+    for (sg_link *l = x->dependents_head; l && !reader; l = l->next_dependent) {
+      sg_node *y = l->target;
+      if (y == n || g_hash_table_contains(reached_from, y)) continue;
+      g_hash_table_insert(reached_from, y, x);
+      if (y->kind == SG_COMPUTED && y->running && y->owner == t) reader = y;
+      else g_ptr_array_add(todo, y);
     }
   }
-  return false;
+  if (reader) { /* "c (f:1) writes s (f:2), which it reads through d (f:3)" */
+    GString *cycle = t->last_cycle;
+    g_string_truncate(cycle, 0);
+    sg__append_node_label(cycle, reader);
+    g_string_append(cycle, " writes ");
+    sg__append_node_label(cycle, n);
+    g_string_append(cycle, ", which it reads");
+    const char *joint = " through ";
+    for (sg_node *x = g_hash_table_lookup(reached_from, reader); x != n;
+         x = g_hash_table_lookup(reached_from, x)) {
+      g_string_append(cycle, joint);
+      sg__append_node_label(cycle, x);
+      joint = ", ";
+    }
+  }
+  g_ptr_array_free(todo, TRUE);
+  g_hash_table_destroy(reached_from);
+  return reader != NULL;
 }
 
 SG_INLINE int write_node(sg_thread *t, sg_node *n, sg_trace *trace) {

@@ -55,3 +55,10 @@ int sg__rename(sg_node *n, const char *name) {
   pthread_mutex_unlock(&n->graph->lock);
   return SG_OK;
 }
+
+/* The one form in which nodes are named in reports: "name (file:line)",
+ * "(unnamed)" for no name, the place only when a file was given. */
+void sg__append_label(GString *out, const char *name, const char *file, int line) {
+  g_string_append(out, name && name[0] ? name : "(unnamed)");
+  if (file && file[0]) g_string_append_printf(out, " (%s:%d)", file, line);
+}

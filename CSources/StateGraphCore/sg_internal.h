@@ -261,6 +261,12 @@ int sg__rename(sg_node *n, const char *name); /* SG_OK or SG_ENOMEM */
 static inline void sg__name_free(char *name) {
   if (name != sg__no_name) g_free(name);
 }
+/* Appends "name (file:line)": how cycle reports, traces and DOT name nodes. */
+void sg__append_label(GString *out, const char *name, const char *file, int line);
+/* The same for a live node; under its graph lock (the name may change). */
+static inline void sg__append_node_label(GString *out, const sg_node *n) {
+  sg__append_label(out, SG_PEEK(n->name), n->file, n->line);
+}
 
 /* ---- graph.c: nodes, links, memory */
 sg_node *sg__node_new(sg_graph *g, sg_kind kind, const sg_node_info *info);

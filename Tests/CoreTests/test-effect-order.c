@@ -106,6 +106,41 @@ TEST(effect_order_compute_writing_its_source_is_a_cycle) {
   GRAPH_FREE(g);
 }
 
+/* c reads d, d reads s, and c writes s: c depends on s through d, so the
+ * write is refused as it is for a direct source. (Unrefused, every run of c
+ * made itself stale again; the formula stops writing after 50 runs so that
+ * the test fails instead of hanging.) */
+static int formula_writes_source_of_its_source(cell *self) {
+  int v = IN(self, 0); /* d */
+  cell *s = self->in[1];
+  if (self->runs <= 50) {
+    s->value++;
+    self->in[2]->value = sg_changed(s->node);
+  }
+  return v;
+}
+
+TEST(effect_order_compute_writing_a_transitive_source_is_a_cycle) {
+  sg_graph *g = sg_graph_new();
+  cell s, d, c, answer = {0};
+  STORED(&s, g, "s", 1);
+  COMPUTED(&d, g, "d", formula_copy, &s);
+  COMPUTED(&c, g, "c", formula_writes_source_of_its_source, &d, &s, &answer);
+  uint64_t version = NODE_VERSION(s.node);
+  CHECK_EQ(READ(&c), 1);
+  CHECK_EQ(answer.value, SG_ECYCLE);
+  CHECK_EQ(c.runs, 1);
+  CHECK_EQ(d.runs, 1);
+  CHECK_EQ(NODE_VERSION(s.node), version); /* refused: nothing marked */
+  CHECK(strstr(sg_last_cycle(), "c (") != NULL);
+  CHECK(strstr(sg_last_cycle(), "writes s") != NULL);
+  CHECK(strstr(sg_last_cycle(), "through d") != NULL);
+  DESTROY(&c);
+  DESTROY(&d);
+  DESTROY(&s);
+  GRAPH_FREE(g);
+}
+
 /* ----------------------------------------------------- loops of effects */
 
 /* ping copies a into b + 1; pong copies b into a + 1: each write re-runs
