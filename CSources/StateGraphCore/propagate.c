@@ -95,13 +95,23 @@ void sg__mark_dependents(sg_node *source, sg_state direct_state) {
 /* Queues n on the writing thread. An effect already queued by another
  * thread (pending in that thread's batch, say) is queued here too, so this
  * write does not wait for that batch; whichever thread comes second finds it
- * up to date and skips it. */
+ * up to date and skips it. An effect reached again while it waits in this
+ * thread's flush moves to the back, behind the effects that reached it:
+ * in a cascade it then runs once, after the last write that reaches it
+ * (docs/core-protocol.md, "Effects"). */
 void sg__enqueue(sg_node *n) {
   sg_thread *t = sg__thread();
-  if (n->queued_by == t || n->destroyed) return;
-  n->queued_by = t;
-  sg__ref(n);
-  SG_VEC_PUSH(t->queue, n);
+  if (n->destroyed) return;
+  if (n->queued_by == t) {
+    if (!t->flushing) return;
+    t->queue.at[n->queue_index].node = NULL; /* its reference moves along */
+  } else {
+    n->queued_by = t;
+    sg__ref(n);
+  }
+  n->queue_index = t->queue.len;
+  sg_queued entry = {n, t->flushing ? t->flush_cause : SG_NO_CAUSE};
+  SG_VEC_PUSH(t->queue, entry);
 }
 
 /* -------------------------------------------------------------- destroy */

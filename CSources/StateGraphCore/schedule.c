@@ -35,92 +35,117 @@ static void notify_watcher(sg_thread *t, sg_node *n) {
   sg__lock(&n->graph->lock);
 }
 
-/* Effects that re-trigger each other stop after this many runs each in one
- * flush, with SG_ECYCLE: a loop of writes, not a hang. */
-#define SG_EFFECT_RUN_LIMIT 100
+/* A loop of effects ends after this many laps: an effect met this many
+ * times on its own chain of causes (see sg_queued) has re-triggered itself
+ * that often, which no cascade that settles does. */
+#define SG_EFFECT_LOOP_LIMIT 100
 
-/* The effects run between the previous run of queue entry i's effect and
- * now: the members of the loop it is caught in, "a -> b -> a". */
-static void describe_loop(sg_thread *t, uint32_t i) {
-  GString *out = t->last_cycle;
-  sg_node *e = t->queue.at[i];
-  uint32_t from = i;
-  while (from > 0 && t->queue.at[from - 1] != e) from--;
-  g_string_truncate(out, 0);
-  for (uint32_t j = from > 0 ? from - 1 : i; j <= i; j++) {
-    sg_node *n = t->queue.at[j];
-    if (n->kind != SG_EFFECT) continue;
-    if (out->len) g_string_append(out, " -> ");
-    g_string_append(out, SG_PEEK(n->name)[0] ? SG_PEEK(n->name) : "(unnamed)");
-    if (n->file[0]) g_string_append_printf(out, " (%s:%d)", n->file, n->line);
-  }
-  g_string_append(out, " (effects writing what the other reads, again and again)");
+/* How often effect e ran on the chain of causes that ends at entry `from`
+ * (each time is one lap of a loop through e). The entries' nodes stay
+ * allocated until the flush ends: their queue references are dropped last. */
+static uint32_t laps(const sg_thread *t, uint32_t from, const sg_node *e) {
+  uint32_t count = 0;
+  for (uint32_t j = from; j != SG_NO_CAUSE && count < SG_EFFECT_LOOP_LIMIT;
+       j = t->queue.at[j].cause)
+    count += t->queue.at[j].node == e;
+  return count;
 }
 
-/* Refreshes an effect if it is stale and nobody else is on it; counts its
- * runs in this flush. False when it ran too often (a loop). */
-static bool update_one(sg_thread *t, sg_node *e) {
-  if (e->destroyed || e->owner || sg__fresh(e)) return true;
-  if (e->flush_id != t->flush_id) {
-    e->flush_id = t->flush_id;
-    e->flush_runs = 0;
+/* The loop entry i's effect is caught in, in the order it ran, from the
+ * effect's previous run to this one: "a -> b -> a". */
+static void describe_loop(sg_thread *t, uint32_t i) {
+  sg_node *e = t->queue.at[i].node;
+  GPtrArray *members = g_ptr_array_new();
+  g_ptr_array_add(members, e);
+  for (uint32_t j = t->queue.at[i].cause; j != SG_NO_CAUSE; j = t->queue.at[j].cause) {
+    g_ptr_array_add(members, t->queue.at[j].node);
+    if (t->queue.at[j].node == e) break;
   }
-  if (e->flush_runs >= SG_EFFECT_RUN_LIMIT) return false;
-  uint64_t runs = e->run_count;
+  GString *out = t->last_cycle;
+  g_string_truncate(out, 0);
+  for (guint k = members->len; k-- > 0;) {
+    if (out->len) g_string_append(out, " -> ");
+    sg__append_node_label(out, members->pdata[k]);
+  }
+  g_string_append(out, " (effects writing what the other reads, again and again)");
+  g_ptr_array_free(members, TRUE);
+}
+
+/* Refreshes an effect if it is stale and nobody else is on it. False when
+ * it is caught in a loop (it stays stale): `from` is the entry whose chain
+ * of causes leads to this run. */
+static bool update_one(sg_thread *t, sg_node *e, uint32_t from) {
+  if (e->destroyed || e->owner || sg__fresh(e)) return true;
+  if (laps(t, from, e) >= SG_EFFECT_LOOP_LIMIT) return false;
   (void)sg__refresh(t, e); /* a failed run stays DIRTY; nothing to report to */
-  e->flush_runs += e->run_count != runs;
   return true;
 }
 
-/* Brings effect e up to date, its owners first: an effect created by
- * another effect's run runs after that one, which may dispose of it or
- * bring it up to date itself (docs/core-protocol.md, "Effects"). Under e's
- * graph lock. An effect owned by another thread (running its handler) is
- * left to that thread: our mark reached it there, so its owner goes round
- * once more. A writer never waits for a handler. */
-static bool update_effect(sg_thread *t, sg_node *e) {
+/* Brings entry i's effect up to date, its owners first: an effect created
+ * by another effect's run runs after that one, which may dispose of it or
+ * bring it up to date itself (docs/core-protocol.md, "Effects"). Under the
+ * effect's graph lock. An effect owned by another thread (running its
+ * handler) is left to that thread: our mark reached it there, so its owner
+ * goes round once more. A writer never waits for a handler. */
+static bool update_effect(sg_thread *t, uint32_t i) {
+  sg_node *e = t->queue.at[i].node;
   for (;;) {
     sg_node *outermost = NULL;
     for (sg_node *p = e->parent; p; p = p->parent)
       if (!p->destroyed && !p->owner && !sg__fresh(p)) outermost = p;
     if (!outermost) break;
-    if (!update_one(t, outermost)) return false;
+    if (!update_one(t, outermost, i)) return false;
     if (!sg__fresh(outermost)) break; /* its run failed: do not go round */
   }
-  return update_one(t, e);
+  return update_one(t, e, t->queue.at[i].cause);
 }
 
-/* Flush ids are process-wide: an effect counts its runs per flush by id,
- * and two threads' flushes must never share one. */
-static uint32_t next_flush_id;
+/* Drops the queue's references, a graph lock per run of entries of one
+ * graph; the graveyards are freed as each lock is let go. */
+static void unref_queue(sg_thread *t) {
+  sg_graph *locked = NULL;
+  for (uint32_t i = 0; i < t->queue.len; i++) {
+    sg_node *e = t->queue.at[i].node;
+    if (!e) continue; /* moved further back: the reference went along */
+    if (e->graph != locked) {
+      if (locked) sg__unlock(locked);
+      locked = e->graph;
+      sg__lock(&locked->lock);
+    }
+    sg__unref(e);
+  }
+  if (locked) sg__unlock(locked);
+}
 
 /* Entries of one graph in a row share one hold of its lock (dropped only
  * around each callback): a write reaching many watchers costs one lock per
- * watcher call, not two. */
+ * watcher call, not two. Every entry keeps its reference until the whole
+ * queue ran, so the chains of causes name live memory. */
 int sg__flush(sg_thread *t) {
   int rc = SG_OK;
   t->flushing = true;
-  t->flush_id = (uint32_t)g_atomic_int_add((gint *)&next_flush_id, 1) + 1;
   sg_graph *locked = NULL;
   for (uint32_t i = 0; i < t->queue.len; i++) { /* grows while we run */
-    sg_node *e = t->queue.at[i];
+    sg_node *e = t->queue.at[i].node;
+    if (!e) continue; /* it moved further back */
     sg_graph *g = e->graph;
     if (g != locked) {
       if (locked) sg__unlock(locked);
       sg__lock(&g->lock);
       locked = g;
     }
+    t->flush_cause = i; /* writes from here on were caused by this entry */
     if (e->queued_by == t) e->queued_by = NULL;
     if (e->destroyed) {
     } else if (e->kind != SG_EFFECT) {
       notify_watcher(t, e);
-    } else if (!update_effect(t, e)) {
+    } else if (!update_effect(t, i)) {
       describe_loop(t, i);
       rc = SG_ECYCLE;
     }
-    sg__unref(e);
   }
   if (locked) sg__unlock(locked);
+  unref_queue(t);
   t->queue.len = 0;
   t->flushing = false;
   return rc;

@@ -96,6 +96,17 @@ void sg__vec_grow(void **at, uint32_t *cap, size_t item_size); /* graph.c */
 
 typedef SG_VEC(sg_node *) sg_node_vec;
 
+/* One entry of a thread's effect queue. `cause` is the entry whose run
+ * made the write that queued it (SG_NO_CAUSE: a write outside the flush),
+ * so the causes form chains, and a loop of effects is an effect met again
+ * on its own chain (schedule.c). `node` is NULL once the effect moved
+ * further back in the queue. */
+typedef struct sg_queued {
+  sg_node *node;
+  uint32_t cause;
+} sg_queued;
+#define SG_NO_CAUSE UINT32_MAX
+
 struct sg_link {
   sg_node *source;
   sg_node *target;
@@ -155,10 +166,9 @@ struct sg_node {
   /* ---- cold */
   GHashTable *source_index; /* source node -> link, when many sources */
   /* Effects only: the effect whose run created this one (same graph; holds
-   * a reference), which runs first when a change reaches both; and the
-   * runs in the current flush of the thread that last ran it (loops). */
+   * a reference), which runs first when a change reaches both. */
   sg_node *parent;
-  uint32_t flush_id, flush_runs;
+  uint32_t queue_index; /* its entry in queued_by's queue */
   sg_callback watcher;
   uint64_t armed_version; /* version when armed */
   sg_destroy destroy;
@@ -211,9 +221,9 @@ struct sg_thread {
   sg_frame *frame;
   int batch_depth;
   bool flushing;
-  uint32_t flush_id; /* this thread's current flush, unique process-wide */
+  uint32_t flush_cause; /* the queue entry being run, while flushing */
   int untracked_outside; /* untracked sections opened with no frame */
-  sg_node_vec queue;  /* pending effects (each holds a ref) */
+  SG_VEC(sg_queued) queue; /* pending effects (each holds a ref) */
   sg_node_vec claims; /* nodes this thread owns, in claim order */
   SG_VEC(struct sg_walk_entry) walk; /* refresh stack, reused */
   /* waits.c, under its lock: the node whose owner this thread waits for

@@ -38,7 +38,8 @@ static void thread_free(gpointer data) {
   if (sg__current == t) sg__current = NULL;
   sg__trace_thread_exit(t);
   for (uint32_t i = 0; i < t->queue.len; i++) {
-    sg_node *e = t->queue.at[i];
+    sg_node *e = t->queue.at[i].node;
+    if (!e) continue; /* moved further back */
     sg__lock(&e->graph->lock);
     if (e->queued_by == t) e->queued_by = NULL;
     sg__unref(e);

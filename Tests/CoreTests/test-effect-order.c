@@ -141,6 +141,59 @@ TEST(effect_order_compute_writing_a_transitive_source_is_a_cycle) {
   GRAPH_FREE(g);
 }
 
+/* ------------------------------------------------ cascades of effects */
+
+/* 250 effects in a row: stage k reads x[k-1] and writes x[k] = x[k-1] + 1
+ * (x[0] is s). An observer reads every x. Nothing loops, so one write of s
+ * settles without error, and the observer runs once, after the last stage,
+ * seeing every final value. */
+enum { STAGES = 250 };
+static cell stage_x[STAGES + 1], stage[STAGES + 1], observer;
+static int observer_stale_in_last_run;
+
+static int formula_stage(cell *self) {
+  int v = IN(self, 0);
+  cell *out = self->in[1];
+  if (out->value != v + 1) {
+    out->value = v + 1;
+    CHECK_EQ(sg_changed(out->node), SG_OK);
+  }
+  return v;
+}
+
+static int formula_observe_all(cell *self) {
+  (void)self;
+  int stale = 0;
+  for (int k = 1; k <= STAGES; k++) {
+    int rc = sg_read(stage_x[k].node);
+    if (rc < 0) self->error = rc;
+    stale += stage_x[k].value != stage_x[0].value + k;
+  }
+  observer_stale_in_last_run = stale;
+  return 0;
+}
+
+TEST(effect_order_long_cascade_settles_without_a_false_loop) {
+  sg_graph *g = sg_graph_new();
+  STORED(&stage_x[0], g, "s", 0);
+  for (int k = 1; k <= STAGES; k++) STORED(&stage_x[k], g, "x", k);
+  for (int k = 1; k <= STAGES; k++)
+    EFFECT(&stage[k], g, "stage", formula_stage, &stage_x[k - 1], &stage_x[k]);
+  EFFECT(&observer, g, "observer", formula_observe_all, NULL);
+  CHECK_EQ(observer_stale_in_last_run, 0);
+  stage_x[0].value = 1000;
+  CHECK_EQ(sg_changed(stage_x[0].node), SG_OK);
+  CHECK_EQ(stage_x[STAGES].value, 1000 + STAGES);
+  CHECK_EQ(observer_stale_in_last_run, 0);
+  CHECK_EQ(observer.runs, 2); /* creation, then once after the last stage */
+  for (int k = 1; k <= STAGES; k++) CHECK_EQ(stage[k].runs, 2);
+  CHECK_EQ(observer.error, 0);
+  DESTROY(&observer);
+  for (int k = STAGES; k >= 1; k--) DESTROY(&stage[k]);
+  for (int k = STAGES; k >= 0; k--) DESTROY(&stage_x[k]);
+  GRAPH_FREE(g);
+}
+
 /* ----------------------------------------------------- loops of effects */
 
 /* ping copies a into b + 1; pong copies b into a + 1: each write re-runs
@@ -178,6 +231,39 @@ TEST(effect_order_two_effects_writing_each_other_end_with_a_cycle) {
   /* nothing else was harmed: the nodes still read and write */
   SET(&a, 7);
   CHECK_EQ(READ(&a), 7);
+  DESTROY(&a);
+  DESTROY(&b);
+  GRAPH_FREE(g);
+}
+
+/* A real loop still ends in SG_ECYCLE, and the report names its members
+ * in the order they ran, not the effects that merely watch it. */
+static int formula_watch_both(cell *self) { return IN(self, 0) + IN(self, 1); }
+
+TEST(effect_order_loop_report_names_its_members_only) {
+  sg_graph *g = sg_graph_new();
+  cell a, b, ping, pong, bystander;
+  STORED(&a, g, "a", 0);
+  STORED(&b, g, "b", 1);
+  EFFECT(&bystander, g, "bystander", formula_watch_both, &a, &b);
+  memset(&ping, 0, sizeof ping);
+  ping.formula = formula_ping;
+  ping.in[0] = &a;
+  ping.in[1] = &b;
+  CHECK_EQ(sg_effect_new(g, &(sg_node_info){.name = "ping", .file = "loop.c", .line = 1},
+                         cell_effect, &ping, NULL, &ping.node), SG_OK);
+  memset(&pong, 0, sizeof pong);
+  pong.formula = formula_ping;
+  pong.in[0] = &b;
+  pong.in[1] = &a;
+  CHECK_EQ(sg_effect_new(g, &(sg_node_info){.name = "pong", .file = "loop.c", .line = 2},
+                         cell_effect, &pong, NULL, &pong.node), SG_ECYCLE);
+  CHECK_STR(sg_last_cycle(), "ping (loop.c:1) -> pong (loop.c:2) -> ping (loop.c:1)"
+                             " (effects writing what the other reads, again and again)");
+  CHECK(ping.runs <= 102 && pong.runs <= 102);
+  DESTROY(&ping);
+  DESTROY(&pong);
+  DESTROY(&bystander);
   DESTROY(&a);
   DESTROY(&b);
   GRAPH_FREE(g);
