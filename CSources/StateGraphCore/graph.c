@@ -117,12 +117,12 @@ void sg__ref(sg_node *n) { g_atomic_int_inc(&n->refs); }
 /* Under the lock, by whoever dropped the last reference: the node's memory
  * is freed by the next sg__unlock. A claimed node is still in use by its
  * owner (claims hold no reference: two atomic operations per node of every
- * refresh); it is marked orphaned and its owner buries it on release. The
+ * refresh); it is marked SG_RELEASE_BURY and its owner buries it on release. The
  * decision is made once, by the one thread whose decrement reached zero,
  * and handed over under the lock: nobody else buries a node. */
 void sg__bury(sg_node *n) {
   if (n->owner) {
-    n->orphaned = true;
+    n->on_release |= SG_RELEASE_BURY;
     return;
   }
   if (n->parent) { /* the effect that created it: same graph, same lock */

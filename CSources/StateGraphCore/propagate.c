@@ -200,15 +200,34 @@ SG_INLINE int claim(sg_thread *t, sg_node *n) {
   return broken ? SG_ECYCLE : RETRY;
 }
 
+/* What waited for the owner to let go: child effects a flush on another
+ * thread deferred until this run ended (they run on this thread now, after
+ * it: "owners first"), and the burial of a node whose last reference went
+ * while we owned it. */
+static __attribute__((noinline)) void finish_release(sg_node *n) {
+  uint8_t work = n->on_release;
+  n->on_release = 0;
+  if (work & SG_RELEASE_CHILDREN) {
+    sg_node *child = n->deferred_children;
+    n->deferred_children = NULL;
+    while (child) {
+      sg_node *next = child->next_deferred;
+      child->next_deferred = NULL;
+      child->deferred = false;
+      sg__enqueue(child); /* skips a destroyed one */
+      sg__unref(child);
+      child = next;
+    }
+  }
+  if (work & SG_RELEASE_BURY) sg__bury(n);
+}
+
 SG_INLINE void release(sg_thread *t, sg_node *n) {
   t->claims.len = n->claim_index;
   SG_PUBLISH(n->owner, NULL);
   if (n->destroyed && !n->sources_unlinked) sg__unlink_sources(n);
   if (n->graph->waiters) pthread_cond_broadcast(&n->graph->released);
-  if (n->orphaned) { /* its last reference went while we owned it */
-    n->orphaned = false;
-    sg__bury(n);
-  }
+  if (G_UNLIKELY(n->on_release)) finish_release(n);
 }
 
 /* --------------------------------------------------------------- run */

@@ -81,18 +81,39 @@ static bool update_one(sg_thread *t, sg_node *e, uint32_t from) {
   return true;
 }
 
+/* An owner of stale effect e runs (or is verified) on another thread: e
+ * waits for that run to end, and its owner's thread queues it when it lets
+ * go (propagate.c, finish_release), so the owner may still dispose of it.
+ * Never a wait: the writer goes on. */
+static void defer_until_released(sg_node *e, sg_node *owner) {
+  if (e->owner || e->deferred || sg__fresh(e)) return;
+  e->deferred = true;
+  sg__ref(e);
+  e->next_deferred = owner->deferred_children;
+  owner->deferred_children = e;
+  owner->on_release |= SG_RELEASE_CHILDREN;
+}
+
 /* Brings entry i's effect up to date, its owners first: an effect created
  * by another effect's run runs after that one, which may dispose of it or
- * bring it up to date itself (docs/core-protocol.md, "Effects"). Under the
- * effect's graph lock. An effect owned by another thread (running its
+ * bring it up to date itself (docs/core-protocol.md, "Effects"), also when
+ * it runs on another thread. Under the effect's graph lock. An effect owned
+ * by another thread (running its
  * handler) is left to that thread: our mark reached it there, so its owner
  * goes round once more. A writer never waits for a handler. */
 static bool update_effect(sg_thread *t, uint32_t i) {
   sg_node *e = t->queue.at[i].node;
   for (;;) {
-    sg_node *outermost = NULL;
-    for (sg_node *p = e->parent; p; p = p->parent)
-      if (!p->destroyed && !p->owner && !sg__fresh(p)) outermost = p;
+    sg_node *outermost = NULL, *elsewhere = NULL;
+    for (sg_node *p = e->parent; p; p = p->parent) {
+      if (p->destroyed) continue;
+      if (p->owner && p->owner != t) elsewhere = p;
+      else if (!p->owner && !sg__fresh(p)) outermost = p;
+    }
+    if (elsewhere) {
+      defer_until_released(e, elsewhere);
+      return true;
+    }
     if (!outermost) break;
     if (!update_one(t, outermost, i)) return false;
     if (!sg__fresh(outermost)) break; /* its run failed: do not go round */

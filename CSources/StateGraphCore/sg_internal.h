@@ -116,6 +116,14 @@ struct sg_link {
   uint64_t epoch;        /* the target's run that last read it */
 };
 
+/* What a node's owner must do when it releases its claim (on_release). */
+enum {
+  SG_RELEASE_BURY = 1,     /* its last reference went while it was claimed:
+                              the owner buries it (sg__bury) */
+  SG_RELEASE_CHILDREN = 2  /* child effects wait for its run to end: the
+                              owner queues them (schedule.c) */
+};
+
 /* Nodes with more sources than this get a hash index of their sources. */
 #define SG_INDEX_THRESHOLD 8
 
@@ -136,8 +144,7 @@ struct sg_node {
   bool running;  /* its callback is running (on owner's thread) */
   bool armed;    /* its watcher wants the next change (published: read
                     without the lock) */
-  bool orphaned; /* its last reference went while it was claimed: the
-                    owner buries it on release (sg__bury) */
+  uint8_t on_release; /* work for its owner at release: SG_RELEASE_* */
   uint32_t marks;       /* bumped whenever marking reaches the node */
   uint32_t claim_index; /* position in owner's claim list */
   uint64_t version;
@@ -168,7 +175,11 @@ struct sg_node {
   /* Effects only: the effect whose run created this one (same graph; holds
    * a reference), which runs first when a change reaches both. */
   sg_node *parent;
+  /* Child effects a flush found stale while this one ran on another thread:
+   * its owner queues them when it lets go (each holds a reference). */
+  sg_node *deferred_children, *next_deferred;
   uint32_t queue_index; /* its entry in queued_by's queue */
+  bool deferred; /* in an owner's deferred_children */
   sg_callback watcher;
   uint64_t armed_version; /* version when armed */
   sg_destroy destroy;

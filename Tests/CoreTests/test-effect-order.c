@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <semaphore.h>
 
 /* ------------------------------------------------- owners before children */
 
@@ -191,6 +192,86 @@ TEST(effect_order_long_cascade_settles_without_a_false_loop) {
   DESTROY(&observer);
   for (int k = STAGES; k >= 1; k--) DESTROY(&stage[k]);
   for (int k = STAGES; k >= 0; k--) DESTROY(&stage_x[k]);
+  GRAPH_FREE(g);
+}
+
+/* -------------------------------------- owners first, across threads */
+
+/* parent reads q and s; while s == 0 its run keeps one child effect that
+ * reads s, and when s != 0 it destroys it: the child must never see s != 0.
+ * Thread 2 writes q, which runs parent there; while that run is paused
+ * (it has read s == 0), this thread writes s = 1. Its flush must not run
+ * the child before the parent's run is over: the parent goes round once
+ * more on thread 2 and disposes of the child. */
+typedef struct cross_parent {
+  cell base;
+  cell child;
+  sg_graph *g;
+  bool has_child;
+  _Atomic int child_saw_nonzero;
+  _Atomic int pause;
+  sem_t in_run, resume;
+} cross_parent;
+
+static cross_parent xp;
+
+static int formula_child_of_s(cell *self) {
+  int v = IN(self, 0);
+  if (v != 0) xp.child_saw_nonzero++;
+  return v;
+}
+
+static int formula_cross_parent(cell *self) {
+  (void)IN(self, 0); /* q */
+  int s = IN(self, 1);
+  if (xp.pause) {
+    xp.pause = 0;
+    sem_post(&xp.in_run);
+    sem_wait(&xp.resume);
+  }
+  if (s == 0 && !xp.has_child) {
+    EFFECT(&xp.child, xp.g, "child", formula_child_of_s, self->in[1]);
+    xp.has_child = true;
+  } else if (s != 0 && xp.has_child) {
+    DESTROY(&xp.child);
+    xp.has_child = false;
+  }
+  return s;
+}
+
+static void *write_q_main(void *arg) {
+  SET((cell *)arg, 1);
+  return NULL;
+}
+
+TEST(threads_owner_running_elsewhere_runs_before_its_child) {
+  sg_graph *g = sg_graph_new();
+  cell q, s;
+  STORED(&q, g, "q", 0);
+  STORED(&s, g, "s", 0);
+  memset(&xp, 0, sizeof xp);
+  xp.g = g;
+  sem_init(&xp.in_run, 0, 0);
+  sem_init(&xp.resume, 0, 0);
+  EFFECT(&xp.base, g, "parent", formula_cross_parent, &q, &s);
+  CHECK(xp.has_child);
+  CHECK_EQ(xp.child.runs, 1);
+  xp.pause = 1;
+  pthread_t other = spawn_thread(write_q_main, &q, 0);
+  sem_wait(&xp.in_run); /* parent runs on the other thread, having read s == 0 */
+  SET(&s, 1);
+  sem_post(&xp.resume);
+  pthread_join(other, NULL);
+  CHECK_EQ(xp.child_saw_nonzero, 0);
+  CHECK_EQ(xp.child.runs, 1);
+  CHECK(!xp.has_child);
+  CHECK_EQ(xp.child.destroyed, 1);
+  CHECK_EQ(xp.base.runs, 3); /* creation, q's write, s's write */
+  sem_destroy(&xp.in_run);
+  sem_destroy(&xp.resume);
+  DESTROY(&xp.base);
+  DESTROY(&s);
+  DESTROY(&q);
   GRAPH_FREE(g);
 }
 
