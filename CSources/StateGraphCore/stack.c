@@ -9,8 +9,8 @@
  * used up, it switches the thread to a fresh, larger stack segment, runs the
  * callback there and switches back when it returns (as Rust's `stacker`
  * does). The thread stays the same: its thread-local variables, the locks it
- * holds (a model's recursive lock across sg_read) and "am I the main
- * thread" checks all see what they would see without the switch.
+ * holds (a model's recursive lock across sg_read), its signal mask and "am I
+ * the main thread" checks all see what they would see without the switch.
  *
  * Segments are reserved with mmap (touched lazily, a guard page below) and
  * one spare per thread is kept for the next deep evaluation.
@@ -20,6 +20,7 @@
 #endif
 #include "sg_internal.h"
 
+#include <signal.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -143,10 +144,14 @@ static void hop_main(void) {
   __sanitizer_finish_switch_fiber(NULL, &h->caller_bottom, &h->caller_size);
 #endif
   h->result = h->callback(h->node, h->context);
+  /* Returning resumes h->caller (uc_link), and resuming a context restores
+   * the signal mask saved with it: the one from before the callback. The
+   * mask is the thread's, and the callback may have changed it: carry it
+   * back as it is now. */
+  pthread_sigmask(SIG_SETMASK, NULL, &h->caller.uc_sigmask);
 #ifdef SG_ASAN
   __sanitizer_start_switch_fiber(NULL, h->caller_bottom, h->caller_size); /* this one ends */
 #endif
-  /* returning resumes h->caller (uc_link) */
 }
 
 /* getcontext and swapcontext "return twice" as far as the compiler knows,

@@ -73,8 +73,9 @@
  *
  *   Callbacks run on the thread that reads the node (compute) or on the
  *   thread whose write or batch reached them (effects, watchers), always
- *   that thread itself: its thread-local variables and the locks it holds
- *   are yours, also during very deep first evaluations.
+ *   that thread itself: its thread-local variables, the locks it holds and
+ *   its signal mask are yours, also during very deep first evaluations (a
+ *   mask a callback sets stays set when it returns, as on any call).
  *
  *   Waiting. Two threads that need the same stale computed node at once do
  *   not compute it twice: the second waits for the first. An effect is
