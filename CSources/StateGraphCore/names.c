@@ -58,7 +58,11 @@ int sg__rename(sg_node *n, const char *name) {
 
 /* The one form in which nodes are named in reports: "name (file:line)",
  * "(unnamed)" for no name, the place only when a file was given. */
+const char *sg__display_name(const char *name) {
+  return name && name[0] ? name : "(unnamed)";
+}
+
 void sg__append_label(GString *out, const char *name, const char *file, int line) {
-  g_string_append(out, name && name[0] ? name : "(unnamed)");
+  g_string_append(out, sg__display_name(name));
   if (file && file[0]) g_string_append_printf(out, " (%s:%d)", file, line);
 }

@@ -282,7 +282,9 @@ int sg__rename(sg_node *n, const char *name); /* SG_OK or SG_ENOMEM */
 static inline void sg__name_free(char *name) {
   if (name != sg__no_name) g_free(name);
 }
-/* Appends "name (file:line)": how cycle reports, traces and DOT name nodes. */
+/* A node's name as reports show it: "(unnamed)" when it has none. */
+const char *sg__display_name(const char *name);
+/* Appends "name (file:line)": how cycle reports and traces name nodes. */
 void sg__append_label(GString *out, const char *name, const char *file, int line);
 /* The same for a live node; under its graph lock (the name may change). */
 static inline void sg__append_node_label(GString *out, const sg_node *n) {

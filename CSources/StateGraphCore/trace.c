@@ -197,9 +197,7 @@ void sg_trace_free(sg_trace *tr) {
 
 /* ---------------------------------------------------------------- text */
 
-static const char *name_of(const sg_trace_event *e) {
-  return e->name[0] ? e->name : "(unnamed)";
-}
+static const char *name_of(const sg_trace_event *e) { return sg__display_name(e->name); }
 
 static const char *result_text(const sg_trace_event *e) {
   switch (e->result) {
@@ -233,8 +231,11 @@ int sg_trace_write(const sg_trace_event *events, size_t count, FILE *out) {
     fprintf(out, "%*s", 2 * e->depth, "");
     const char *verb = root_verb(e->kind);
     if (verb) {
-      fprintf(out, "%s %s", verb, name_of(e));
-      if (e->file[0]) fprintf(out, " (%s:%d)", e->file, e->line);
+      GString *label = g_string_new(verb);
+      g_string_append_c(label, ' ');
+      sg__append_label(label, e->name, e->file, e->line);
+      fputs(label->str, out);
+      g_string_free(label, TRUE);
     } else if (e->kind == SG_TRACE_BATCH_END) {
       fputs("end of batch", out);
     } else if (e->kind == SG_TRACE_MARK) {

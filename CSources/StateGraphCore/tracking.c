@@ -120,7 +120,7 @@ void sg_untracked_begin(void) {
 int sg_untracked_end(void) {
   sg_thread *t = sg__thread();
   int *depth = t->frame ? &t->frame->untracked : &t->untracked_outside;
-  if (*depth == 0) return SG_EBATCH;
+  if (*depth == 0) return SG_EUNTRACKED;
   (*depth)--;
   return SG_OK;
 }

@@ -36,10 +36,8 @@ static pthread_mutex_t waits_lock = PTHREAD_MUTEX_INITIALIZER;
 /* ---------------------------------------------------------- descriptions */
 
 static void describe(GString *out, sg_node *n) {
-  const char *name = SG_PEEK(n->name);
   if (out->len) g_string_append(out, " -> ");
-  g_string_append(out, name[0] ? name : "(unnamed)");
-  if (n->file[0]) g_string_append_printf(out, " (%s:%d)", n->file, n->line);
+  sg__append_node_label(out, n);
 }
 
 /* The nodes thread t claimed from `from` on, in claim order: what it is in
