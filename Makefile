@@ -120,6 +120,11 @@ interleave: deps $(BUILD)/interleave
 test-interleave: deps $(BUILD)/interleave
 	ASAN_OPTIONS=detect_leaks=1 $(BUILD)/interleave 2000
 
+# The core's files call only their own layer and those listed above it in sg_internal.h.
+.PHONY: test-layers
+test-layers: core
+	Tests/CoreTests/check-layers.sh $(BUILD)/obj $(CORE)
+
 test-c: core $(BUILD)/core-tests
 	$(BUILD)/core-tests
 
@@ -136,7 +141,7 @@ test-swift: deps
 test-tsan: deps
 	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread --filter Stress
 
-test: test-c test-c-asan test-c-valgrind test-c-tsan test-interleave test-examples test-install test-swift test-docs test-consumer test-swift-syntax-range test-leaks test-tsan test-bench test-fuzz
+test: test-layers test-c test-c-asan test-c-valgrind test-c-tsan test-interleave test-examples test-install test-swift test-docs test-consumer test-swift-syntax-range test-leaks test-tsan test-bench test-fuzz
 
 # ---------------------------------------------------------------- reliability
 #

@@ -266,6 +266,7 @@ static bool written_by_its_reader(sg_thread *t, sg_node *n) {
   return reader != NULL;
 }
 
+/* Moves marking: version, state (docs/core-protocol.md, "A node's states"). */
 SG_INLINE int write_node(sg_thread *t, sg_node *n, sg_trace *trace) {
   sg_graph *g = n->graph;
   sg__lock(&g->lock);
@@ -318,6 +319,7 @@ int sg_node_arm(sg_node *n) {
 
 /* Under the lock. A node that is already stale when armed was changed by a
  * write that marking will not repeat: queue its notice now. */
+/* Moves armed, armed_version (docs/core-protocol.md, "What is shared, and what guards it"). */
 static void arm_locked(sg_node *n) {
   if (!n->watcher || n->destroyed) return;
   n->armed_version = n->version;
@@ -360,6 +362,7 @@ int sg_node_version(sg_node *n, uint64_t *version) {
   return SG_OK;
 }
 
+/* Moves rollback: version, state (docs/core-protocol.md, "A node's states"). */
 static int rollback_locked(sg_node *n, uint64_t version) {
   if (n->destroyed) return SG_ESTALE;
   /* Versions are handed out in order (0 is every node's first), so one

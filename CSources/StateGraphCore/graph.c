@@ -120,6 +120,7 @@ void sg__ref(sg_node *n) { g_atomic_int_inc(&n->refs); }
  * refresh); it is marked SG_RELEASE_BURY and its owner buries it on release. The
  * decision is made once, by the one thread whose decrement reached zero,
  * and handed over under the lock: nobody else buries a node. */
+/* Moves the last-reference decision (docs/core-protocol.md, "Lifetime: who frees a node"). */
 void sg__bury(sg_node *n) {
   if (n->owner) {
     n->on_release |= SG_RELEASE_BURY;
@@ -141,6 +142,7 @@ void sg__unref(sg_node *n) {
 
 /* Only with a reference are `destroyed` and the id looked at: without, the
  * slot may be freed (and poisoned, under ASan) between two reads. */
+/* Moves the door: the pin (docs/core-protocol.md, "Lifetime: who frees a node"). */
 bool sg__pin(sg_node *n, uint64_t id) {
   if (!sg__registry_ref_slot(n)) return false;
   if ((id == 0 || SG_PEEK(n->id) == id) && !SG_PEEK(n->destroyed)) return true;
@@ -150,6 +152,7 @@ bool sg__pin(sg_node *n, uint64_t id) {
 
 /* The reference that reaches zero is the only one left, so deciding with the
  * atomic alone is safe; the lock is needed only to bury. */
+/* Moves the last-reference decision (docs/core-protocol.md, "Lifetime: who frees a node"). */
 void sg__unpin(sg_node *n) {
   sg__point("unpin");
   if (!g_atomic_int_dec_and_test(&n->refs)) return;

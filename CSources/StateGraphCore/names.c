@@ -42,6 +42,7 @@ void sg__names_free(sg_node *n) {
 
 /* Allocated before the lock; linked to the old name under it, where
  * readers (descriptions, snapshots, traces, cycle reports) look. */
+/* Moves name, published under the lock (docs/core-protocol.md, "What is shared, and what guards it"). */
 int sg__rename(sg_node *n, const char *name) {
   size_t size = strlen(name) + 1;
   name_block *b = g_try_malloc(sizeof *b + size);

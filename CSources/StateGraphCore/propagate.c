@@ -48,6 +48,7 @@ static inline bool written_by_own_run(const sg_node *t, const sg_thread *self) {
 /* A traced mark records the nodes it visits or whose state it raises; the
  * first ones under the open span (the write), the others under the node
  * whose dependents are being marked. */
+/* Moves marking: state, marks, must_run (docs/core-protocol.md, "A node's states"). */
 SG_INLINE void mark(sg_node *source, sg_state direct_state, sg_trace *trace) {
   sg_node_vec *stack = &source->graph->scratch;
   sg_thread *self = sg__current;
@@ -130,6 +131,7 @@ static bool read_in_running_frame(sg_thread *t, sg_link *l) {
 /* Destroy under the lock. Dependents lose this source: they are marked DIRTY
  * and, unless another thread is walking their source lists right now, the
  * links go at once; otherwise that thread drops them at its next run. */
+/* Moves destroyed, links, the live reference (docs/core-protocol.md, "Lifetime: who frees a node"). */
 void sg__destroy_locked(sg_node *n) {
   sg_graph *g = n->graph;
   SG_PUBLISH(n->destroyed, true);
@@ -222,6 +224,7 @@ static __attribute__((noinline)) void finish_release(sg_node *n) {
   if (work & SG_RELEASE_BURY) sg__bury(n);
 }
 
+/* Moves claims: owner; burial handed over (docs/core-protocol.md, "A node's states"). */
 SG_INLINE void release(sg_thread *t, sg_node *n) {
   t->claims.len = n->claim_index;
   SG_PUBLISH(n->owner, NULL);
@@ -242,6 +245,7 @@ static sg_trace_result outcome(const sg_node *n, int rc) {
 /* Runs n's callback with the lock dropped. n is claimed by t. Traced, the
  * callback's own work (reads that refresh, writes) nests under n's UPDATE
  * event. */
+/* Moves run: state, running, version, has_run (docs/core-protocol.md, "A node's states"). */
 SG_INLINE int run(sg_thread *t, sg_node *n, sg_trace *trace, int event) {
   sg_graph *g = n->graph;
   sg_frame frame = {
@@ -280,6 +284,7 @@ SG_INLINE int run(sg_thread *t, sg_node *n, sg_trace *trace, int event) {
 /* Verifies a CHECK node from its cursor on. Returns the source to refresh
  * (or to wait for, when another thread owns it) first, or NULL when done: n
  * is then DIRTY, or still CHECK when nothing upstream changed. */
+/* Moves verify: state (docs/core-protocol.md, "A node's states"). */
 SG_INLINE sg_node *verify(sg_walk_entry *e) {
   sg_node *n = e->node;
   for (sg_link *l = e->cursor ? e->cursor : n->sources_head; l; l = l->next_source) {
@@ -307,6 +312,7 @@ static void abandon(sg_thread *t, uint32_t base) {
 /* Traced, every node it finds stale gets an UPDATE event, under the node
  * that needed it (the walk entry below) or, for the target, under the open
  * span; the outcome is filled in when it is known. */
+/* Moves claims, verify, run (docs/core-protocol.md, "A node's states"). */
 SG_INLINE int refresh(sg_thread *t, sg_node *target, sg_trace *trace) {
   uint32_t base = t->walk.len;
   sg_node *next = target;

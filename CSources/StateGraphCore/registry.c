@@ -82,6 +82,7 @@ static void poison_free_slot(char *slot) {
 /* Under slab_lock. Zeroed: the door may read any slot of it from now on.
  * Aligned by the allocator, so the chunk's address is the block's (leak
  * checkers see it reachable through `chunks`). */
+/* Moves the door: chunks (docs/core-protocol.md, "Lifetime: who frees a node"). */
 static bool add_chunk(void) {
   chunk_list *old = chunks;
   size_t count = old ? old->count : 0;
@@ -146,6 +147,7 @@ sg_node *sg__node_alloc(void) {
 
 /* The slot of a buried node, whose references and holds are gone. Poisoned
  * before the lock is dropped: from then on another thread may take it. */
+/* Moves the door: id cleared after the last reference (docs/core-protocol.md, "Lifetime: who frees a node"). */
 void sg__node_free(sg_node *n) {
   SG_PUBLISH(n->id, 0); /* no longer a handle */
   sg__lock(&slab_lock);
@@ -169,6 +171,7 @@ void sg_node_memory(size_t *in_use, size_t *reserved) {
 static pthread_mutex_t graphs_lock = PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *live_graphs; /* created on first use */
 
+/* Moves the door: id, the first reference (docs/core-protocol.md, "Lifetime: who frees a node"). */
 void sg__registry_publish_node(sg_node *n) {
   SG_PUBLISH(n->id, __atomic_add_fetch(&last_id, 1, __ATOMIC_RELAXED));
   g_atomic_int_set(&n->refs, 1); /* the "live" reference: from here on, pinnable */

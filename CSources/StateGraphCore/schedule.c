@@ -16,6 +16,7 @@
 /* A watched computed reached by a write. It is not recomputed here (that
  * would make every watched node eager); the watcher hears "may have
  * changed", unless a read already brought the node up to date unchanged. */
+/* Moves armed (docs/core-protocol.md, "What is shared, and what guards it"). */
 static void notify_watcher(sg_thread *t, sg_node *n) {
   if (!SG_PEEK(n->armed)) return;
   /* Unchanged: stay armed. Disarming without a call would leave the watcher
@@ -189,4 +190,3 @@ int sg_batch_end(void) {
 
 int sg_batch_depth(void) { return sg__thread()->batch_depth; }
 
-void **sg_binding_slot(void) { return &sg__thread()->binding_slot; }

@@ -21,15 +21,16 @@
  * fields that lock-free readers look at (state, owner, has_run, version,
  * destroyed, name) are written with SG_PUBLISH.
  *
- * Layers: each file calls only the ones above it in this list, except that
- * every layer may record into trace.c and snapshot/introspect/dot read from
- * the side:
+ * Layers: each file calls only its own line and the ones above it in this
+ * list, except that every layer may record into trace.c, and the last line
+ * reads the graph from the side. `make test` checks it on the object files
+ * (Tests/CoreTests/check-layers.sh reads this list):
  *
  *   registry.c names.c stack.c waits.c testing.c   leaves: handles, names,
  *                                                   stacks, waits, hooks
  *   graph.c       nodes, links, memory, burial
- *   tracking.c    per-thread state, frames, recording reads
- *   propagate.c   marking, claims, refresh, destroy   (the protocol's core)
+ *   tracking.c    per-thread state, frames, recording reads, binding slot
+ *   propagate.c   marking (which queues effects), claims, refresh, destroy
  *   schedule.c    effects (order, loops), watchers, batches
  *   api.c         the public entry points for nodes, reads and writes
  *   introspect.c snapshot.c dot.c trace.c            seeing the graph
@@ -317,7 +318,6 @@ void sg__link_free(sg_graph *g, sg_link *l); /* unlinks both sides */
 void sg__source_list_remove(sg_node *target, sg_link *l);
 void sg__source_list_insert_before(sg_node *target, sg_link *l, sg_link *before);
 void sg__unlink_sources(sg_node *n);
-void sg__destroy_locked(sg_node *n);
 
 /* ---- introspect.c: describing nodes (also for whole-graph snapshots) */
 void sg__describe_locked(sg_node *n, sg_node_description *out);
@@ -340,12 +340,15 @@ static inline bool sg__fresh(const sg_node *n) {
   return n->kind == SG_STORED || (n->state == SG_CLEAN && n->has_run);
 }
 
-/* ---- propagate.c: push marking, pull refresh */
+/* ---- propagate.c: push marking, pull refresh, destroy under the lock */
+void sg__destroy_locked(sg_node *n);
 void sg__mark_dependents(sg_node *source, sg_state direct_state);
 int sg__refresh(sg_thread *t, sg_node *target);
 
-/* ---- schedule.c: effects and batches */
+/* ---- propagate.c: queuing what a mark reached (an effect, a watched node) */
 void sg__enqueue(sg_node *effect_or_watched);
+
+/* ---- schedule.c: effects and batches */
 /* Runs the queue; see sg__flush_if_outermost. SG_ECYCLE when effects kept
  * re-triggering each other (sg_last_cycle names them), else SG_OK. */
 int sg__flush(sg_thread *t);

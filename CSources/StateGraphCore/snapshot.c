@@ -132,6 +132,7 @@ static sg_snapshot *copy_locked(GPtrArray *chosen) {
 
 /* Visits entry i, whose node this thread pinned in phase 1, then unpins it
  * (which may run its destroy callback: no lock is held here). */
+/* Moves visits, the visitor wait (docs/core-protocol.md, "Waiting"). */
 static void visit_one(sg_snapshot *s, size_t i, sg_snapshot_visitor visit, void *user,
                       sg_thread *t) {
   sg_node *n = s->entries[i].node;

@@ -23,7 +23,11 @@
  * during the previous round. */
 __thread sg_thread *sg__current;
 
+/* The binding slot: one pointer per thread for a language binding, freed
+ * with the thread by the destructor the binding sets. */
 static void (*_Atomic binding_destroy)(void *value);
+
+void **sg_binding_slot(void) { return &sg__thread()->binding_slot; }
 
 void sg_binding_slot_set_destructor(void (*destroy)(void *value)) {
   atomic_store(&binding_destroy, destroy);
