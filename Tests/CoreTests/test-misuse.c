@@ -106,7 +106,7 @@ TEST(misuse_stale_handles) {
   GRAPH_FREE(g);
 }
 
-/* The issue's case in full: a computed is destroyed while a program still
+/* The whole case: a computed is destroyed while a program still
  * holds its handle, and reads it — from outside and from inside another
  * node's callback. */
 typedef struct stale_reader {
