@@ -45,7 +45,7 @@ static int create(sg_graph *g, sg_kind kind, const sg_node_info *info, sg_callba
   n->destroy = destroy;
   sg_thread *t = sg__thread();
   sg__point("create: before the graph lock");
-  sg__lock(&g->lock);
+  sg__graph_lock(g);
   /* An effect made by another effect's run belongs to it: it runs after it
    * when one change reaches both (schedule.c). */
   sg_node *running = t->frame ? t->frame->node : NULL;
@@ -57,7 +57,7 @@ static int create(sg_graph *g, sg_kind kind, const sg_node_info *info, sg_callba
   g->allocated++;
   sg__live_insert(n);
   sg__registry_publish_node(n);
-  pthread_mutex_unlock(&g->lock);
+  sg__graph_unlock(g);
   *out = n;
   return SG_OK;
 }
@@ -77,10 +77,10 @@ int sg_effect_new(sg_graph *g, const sg_node_info *info, sg_callback run, void *
   if (rc < 0) return rc;
   sg_thread *t = sg__thread();
   sg_trace *trace = t->trace;
-  sg__lock(&g->lock);
+  sg__graph_lock(g);
   int span = trace ? sg__trace_open(trace, SG_TRACE_CREATE, *out) : -1;
   rc = sg__refresh(t, *out);
-  sg__unlock(g);
+  sg__graph_unlock(g);
   int flushed = sg__flush_if_outermost(t);
   if (trace) sg__trace_close(trace, span);
   return rc < 0 ? SG_ECALLBACK : flushed;
@@ -93,14 +93,14 @@ int sg_node_destroy(sg_node *n) {
   sg_thread *t = sg__thread();
   sg_trace *trace = t->trace;
   int span = -1;
-  sg__lock(&g->lock);
+  sg__graph_lock(g);
   rc = G_UNLIKELY(n->visits != NULL) ? sg__wait_for_visitors(t, n) : SG_OK;
   if (rc == SG_OK && n->destroyed) rc = SG_ESTALE; /* lost a race with another destroy */
   if (rc == SG_OK) {
     if (trace) span = sg__trace_open(trace, SG_TRACE_DESTROY, n);
     sg__destroy_locked(n);
   }
-  sg__unlock(g);
+  sg__graph_unlock(g);
   sg__flush_if_outermost(t);
   if (span >= 0) sg__trace_close(trace, span);
   sg__unpin(n); /* usually the last reference: the destroy callback runs here */
@@ -116,7 +116,7 @@ static void arm_locked(sg_node *n);
  * read that finds n stale is a READ root. */
 SG_INLINE int read_node(sg_thread *t, sg_node *n, bool arm, sg_trace *trace) {
   sg_graph *g = n->graph;
-  sg__lock(&g->lock);
+  sg__graph_lock(g);
   int rc = SG_OK, span = -1;
   if (n->destroyed) {
     rc = SG_ESTALE;
@@ -130,7 +130,7 @@ SG_INLINE int read_node(sg_thread *t, sg_node *n, bool arm, sg_trace *trace) {
   if (rc == SG_OK && n->destroyed) rc = SG_ESTALE;
   if (rc == SG_OK && arm && !SG_PEEK(n->armed)) arm_locked(n);
   else if (rc == SG_OK && !arm) rc = sg__track(t, n);
-  sg__unlock(g);
+  sg__graph_unlock(g);
   sg__flush_if_outermost(t); /* effects reached by writes inside callbacks */
   if (trace && span >= 0) sg__trace_close(trace, span);
   return rc;
@@ -269,17 +269,17 @@ static bool written_by_its_reader(sg_thread *t, sg_node *n) {
 /* Moves marking: version, state (docs/core-protocol.md, "A node's states"). */
 SG_INLINE int write_node(sg_thread *t, sg_node *n, sg_trace *trace) {
   sg_graph *g = n->graph;
-  sg__lock(&g->lock);
+  sg__graph_lock(g);
   int refused = n->destroyed ? SG_ESTALE
               : G_UNLIKELY(t->frame && written_by_its_reader(t, n)) ? SG_ECYCLE : SG_OK;
   if (refused) {
-    pthread_mutex_unlock(&g->lock);
+    sg__graph_unlock(g);
     return refused;
   }
   int span = trace ? sg__trace_open(trace, SG_TRACE_WRITE, n) : -1;
   SG_PUBLISH(n->version, ++n->last_version); /* never one it had before a rollback */
   sg__mark_dependents(n, SG_DIRTY);
-  sg__unlock(g);
+  sg__graph_unlock(g);
   int rc = sg__flush_if_outermost(t);
   if (trace) sg__trace_close(trace, span);
   return rc;
@@ -299,9 +299,9 @@ int sg_node_set_watcher(sg_node *n, sg_callback watcher) {
   int rc = sg__enter(n);
   if (rc < 0) return rc;
   if (n->kind == SG_COMPUTED) {
-    sg__lock(&n->graph->lock);
+    sg__graph_lock(n->graph);
     n->watcher = watcher;
-    pthread_mutex_unlock(&n->graph->lock);
+    sg__graph_unlock(n->graph);
   } else {
     rc = SG_EKIND;
   }
@@ -329,9 +329,9 @@ static void arm_locked(sg_node *n) {
 
 int sg_node_arm_unchecked(sg_node *n) {
   if (SG_PEEK(n->armed)) return SG_OK; /* the common case: no lock */
-  sg__lock(&n->graph->lock);
+  sg__graph_lock(n->graph);
   arm_locked(n);
-  sg__unlock(n->graph);
+  sg__graph_unlock(n->graph);
   sg__flush_if_outermost(sg__thread());
   return SG_OK;
 }
@@ -347,9 +347,9 @@ int sg_read_arm_unchecked(sg_node *n) {
 /* ---------------------------------------------------------- transactions */
 
 uint64_t sg_node_version_unchecked(sg_node *n) {
-  sg__lock(&n->graph->lock);
+  sg__graph_lock(n->graph);
   uint64_t v = n->version;
-  pthread_mutex_unlock(&n->graph->lock);
+  sg__graph_unlock(n->graph);
   return v;
 }
 
@@ -398,10 +398,10 @@ int sg_rollback(sg_node *n, uint64_t version) {
     sg_graph *g = n->graph;
     sg_thread *t = sg__thread();
     sg_trace *trace = t->trace;
-    sg__lock(&g->lock);
+    sg__graph_lock(g);
     int span = trace && !n->destroyed ? sg__trace_open(trace, SG_TRACE_ROLLBACK, n) : -1;
     rc = rollback_locked(n, version);
-    sg__unlock(g);
+    sg__graph_unlock(g);
     sg__flush_if_outermost(t);
     if (span >= 0) sg__trace_close(trace, span);
   }

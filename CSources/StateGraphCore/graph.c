@@ -5,7 +5,7 @@
  * (a link from a dependent that another thread is verifying, a pending-effect
  * queue, a thread's claim). `refs` counts those holders but claims, which
  * are checked at burial instead (sg__bury); the last unref puts the node on
- * its graph's graveyard, and sg__unlock() frees the graveyard after dropping
+ * its graph's graveyard, and sg__graph_unlock() frees the graveyard after dropping
  * the lock, so destroy callbacks never run under the lock.
  */
 #include "sg_internal.h"
@@ -36,21 +36,21 @@ static void retire(sg_graph *g) {
   sg__lock(&retired_lock);
   g->retired_next = retired;
   retired = g;
-  pthread_mutex_unlock(&retired_lock);
+  sg__unlock(&retired_lock);
 }
 
 int sg_graph_free(sg_graph *g) {
   if (!g) return SG_EINVAL;
   if (!sg__registry_has_graph(g)) return SG_ESTALE;
-  sg__lock(&g->lock);
+  sg__graph_lock(g);
   /* A destroyed node may still sit in some thread's effect queue (a batch
    * not ended yet): freeing now would leave that queue a dangling graph. */
   if (g->live > 0 || g->allocated > 0) {
-    pthread_mutex_unlock(&g->lock);
+    sg__graph_unlock(g);
     return SG_EBUSY;
   }
   sg__registry_remove_graph(g); /* from here on the handle is stale */
-  sg__unlock(g);                 /* frees what the graveyard still holds */
+  sg__graph_unlock(g);                 /* frees what the graveyard still holds */
   while (g->link_pool) {
     sg_link *next = g->link_pool->next_source;
     free(g->link_pool);
@@ -77,7 +77,7 @@ static const char *intern(const char *file) {
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   sg__lock(&lock);
   const char *interned = g_intern_string(file);
-  pthread_mutex_unlock(&lock);
+  sg__unlock(&lock);
   return interned;
 }
 
@@ -115,7 +115,7 @@ void sg__live_remove(sg_node *n) {
 void sg__ref(sg_node *n) { g_atomic_int_inc(&n->refs); }
 
 /* Under the lock, by whoever dropped the last reference: the node's memory
- * is freed by the next sg__unlock. A claimed node is still in use by its
+ * is freed by the next sg__graph_unlock. A claimed node is still in use by its
  * owner (claims hold no reference: two atomic operations per node of every
  * refresh); it is marked SG_RELEASE_BURY and its owner buries it on release. The
  * decision is made once, by the one thread whose decrement reached zero,
@@ -158,12 +158,14 @@ void sg__unpin(sg_node *n) {
   if (!g_atomic_int_dec_and_test(&n->refs)) return;
   sg__point("unpin: last reference, before the lock");
   sg_graph *g = n->graph;
-  sg__lock(&g->lock);
+  sg__graph_lock(g);
   sg__bury(n);
-  sg__unlock(g);
+  sg__graph_unlock(g);
 }
 
-void sg__unlock(sg_graph *g) {
+/* sg__graph_unlock when nodes were buried under the lock: they are freed,
+ * and their destroy callbacks run, once it is let go. */
+void sg__graph_unlock_freeing(sg_graph *g) {
   sg_node *dead = g->graveyard;
   g->graveyard = NULL;
   pthread_mutex_unlock(&g->lock);

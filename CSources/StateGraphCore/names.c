@@ -42,19 +42,21 @@ void sg__names_free(sg_node *n) {
 
 /* Allocated before the lock; linked to the old name under it, where
  * readers (descriptions, snapshots, traces, cycle reports) look. */
-/* Moves name, published under the lock (docs/core-protocol.md, "What is shared, and what guards it"). */
-int sg__rename(sg_node *n, const char *name) {
+char *sg__name_copy(const char *name) {
   size_t size = strlen(name) + 1;
   name_block *b = g_try_malloc(sizeof *b + size);
-  if (!b) return SG_ENOMEM;
+  if (!b) return NULL;
   memcpy(b->text, name, size);
-  sg__lock(&n->graph->lock);
+  return b->text;
+}
+
+/* Moves name (docs/core-protocol.md, "What is shared, and what guards it"). */
+void sg__rename_locked(sg_node *n, char *copy) {
+  name_block *b = block_of(copy);
   b->previous = n->name;
   b->previous_is_block = n->renamed;
   SG_PUBLISH(n->name, b->text);
   n->renamed = true;
-  pthread_mutex_unlock(&n->graph->lock);
-  return SG_OK;
 }
 
 /* The one form in which nodes are named in reports: "name (file:line)",

@@ -149,6 +149,7 @@ void sg__destroy_locked(sg_node *n) {
     if (!l->target->owner) sg__link_free(g, l);
   }
   if (!n->owner) sg__unlink_sources(n);
+  else n->on_release |= SG_RELEASE_UNLINK;
   sg__unref(n);
 }
 
@@ -202,13 +203,15 @@ SG_INLINE int claim(sg_thread *t, sg_node *n) {
   return broken ? SG_ECYCLE : RETRY;
 }
 
-/* What waited for the owner to let go: child effects a flush on another
- * thread deferred until this run ended (they run on this thread now, after
- * it: "owners first"), and the burial of a node whose last reference went
- * while we owned it. */
+/* What waited for the owner to let go: the sources of a node destroyed
+ * while we walked them, child effects a flush on another thread deferred
+ * until this run ended (they run on this thread now, after it: "owners
+ * first"), and the burial of a node whose last reference went while we
+ * owned it. */
 static __attribute__((noinline)) void finish_release(sg_node *n) {
   uint8_t work = n->on_release;
   n->on_release = 0;
+  if ((work & SG_RELEASE_UNLINK) && !n->sources_unlinked) sg__unlink_sources(n);
   if (work & SG_RELEASE_CHILDREN) {
     sg_node *child = n->deferred_children;
     n->deferred_children = NULL;
@@ -228,7 +231,6 @@ static __attribute__((noinline)) void finish_release(sg_node *n) {
 SG_INLINE void release(sg_thread *t, sg_node *n) {
   t->claims.len = n->claim_index;
   SG_PUBLISH(n->owner, NULL);
-  if (n->destroyed && !n->sources_unlinked) sg__unlink_sources(n);
   if (n->graph->waiters) pthread_cond_broadcast(&n->graph->released);
   if (G_UNLIKELY(n->on_release)) finish_release(n);
 }
@@ -253,11 +255,13 @@ SG_INLINE int run(sg_thread *t, sg_node *n, sg_trace *trace, int event) {
   SG_PUBLISH(n->state, SG_CLEAN); /* tentative: a write during the run marks it again */
   n->must_run = false;
   n->running = true;
+  /* The callback is user code: never under the lock. The unlock may run
+   * destroy callbacks of nodes buried meanwhile: before the frame is n's. */
+  sg__graph_unlock(g);
   t->frame = &frame;
   int outer = trace ? sg__trace_enter(trace, event) : -1;
-  pthread_mutex_unlock(&g->lock); /* the callback is user code: never under lock */
   int rc = sg__call_with_stack(t, n->callback, n, n->context);
-  sg__lock(&g->lock);
+  sg__graph_lock(g);
   n->running = false;
   if (trace) {
     sg__trace_leave(trace, outer);

@@ -135,7 +135,7 @@ sg_node *sg__node_alloc(void) {
     fresh += SLOT;
   }
   if (n) slots_in_use++;
-  pthread_mutex_unlock(&slab_lock);
+  sg__unlock(&slab_lock);
   if (!n) return NULL;
   ASAN_UNPOISON_MEMORY_REGION(n, sizeof *n);
   /* Not the door fields: a stale handle's check may read them right now.
@@ -155,13 +155,13 @@ void sg__node_free(sg_node *n) {
   free_slots = n;
   slots_in_use--;
   poison_free_slot((char *)n);
-  pthread_mutex_unlock(&slab_lock);
+  sg__unlock(&slab_lock);
 }
 
 void sg_node_memory(size_t *in_use, size_t *reserved) {
   sg__lock(&slab_lock);
   size_t used = slots_in_use, chunk_count = chunks ? chunks->count : 0;
-  pthread_mutex_unlock(&slab_lock);
+  sg__unlock(&slab_lock);
   if (in_use) *in_use = used * SLOT;
   if (reserved) *reserved = chunk_count * (size_t)SLOT * SLOTS_PER_CHUNK;
 }
@@ -208,18 +208,18 @@ void sg__registry_add_graph(sg_graph *g) {
   sg__lock(&graphs_lock);
   if (!live_graphs) live_graphs = g_hash_table_new(g_direct_hash, g_direct_equal);
   g_hash_table_add(live_graphs, g);
-  pthread_mutex_unlock(&graphs_lock);
+  sg__unlock(&graphs_lock);
 }
 
 bool sg__registry_has_graph(const sg_graph *g) {
   sg__lock(&graphs_lock);
   bool found = live_graphs && g_hash_table_contains(live_graphs, g);
-  pthread_mutex_unlock(&graphs_lock);
+  sg__unlock(&graphs_lock);
   return found;
 }
 
 void sg__registry_remove_graph(sg_graph *g) {
   sg__lock(&graphs_lock);
   g_hash_table_remove(live_graphs, g);
-  pthread_mutex_unlock(&graphs_lock);
+  sg__unlock(&graphs_lock);
 }

@@ -31,9 +31,9 @@ static void notify_watcher(sg_thread *t, sg_node *n) {
   if (G_UNLIKELY(t->trace != NULL)) sg__trace_event(t->trace, SG_TRACE_WATCHER, n, -1);
   SG_PUBLISH(n->armed, false); /* under the lock, as arming is */
   /* The queue entry's reference keeps the context valid while it runs. */
-  pthread_mutex_unlock(&n->graph->lock); /* user code: never under lock */
+  sg__graph_unlock(n->graph); /* user code: never under lock */
   watcher(n, n->context);
-  sg__lock(&n->graph->lock);
+  sg__graph_lock(n->graph);
 }
 
 /* A loop of effects ends after this many laps: an effect met this many
@@ -130,13 +130,13 @@ static void unref_queue(sg_thread *t) {
     sg_node *e = t->queue.at[i].node;
     if (!e) continue; /* moved further back: the reference went along */
     if (e->graph != locked) {
-      if (locked) sg__unlock(locked);
+      if (locked) sg__graph_unlock(locked);
       locked = e->graph;
-      sg__lock(&locked->lock);
+      sg__graph_lock(locked);
     }
     sg__unref(e);
   }
-  if (locked) sg__unlock(locked);
+  if (locked) sg__graph_unlock(locked);
 }
 
 /* Entries of one graph in a row share one hold of its lock (dropped only
@@ -152,8 +152,8 @@ int sg__flush(sg_thread *t) {
     if (!e) continue; /* it moved further back */
     sg_graph *g = e->graph;
     if (g != locked) {
-      if (locked) sg__unlock(locked);
-      sg__lock(&g->lock);
+      if (locked) sg__graph_unlock(locked);
+      sg__graph_lock(g);
       locked = g;
     }
     t->flush_cause = i; /* writes from here on were caused by this entry */
@@ -166,7 +166,7 @@ int sg__flush(sg_thread *t) {
       rc = SG_ECYCLE;
     }
   }
-  if (locked) sg__unlock(locked);
+  if (locked) sg__graph_unlock(locked);
   unref_queue(t);
   t->queue.len = 0;
   t->flushing = false;

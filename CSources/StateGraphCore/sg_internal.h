@@ -121,8 +121,10 @@ struct sg_link {
 enum {
   SG_RELEASE_BURY = 1,     /* its last reference went while it was claimed:
                               the owner buries it (sg__bury) */
-  SG_RELEASE_CHILDREN = 2  /* child effects wait for its run to end: the
+  SG_RELEASE_CHILDREN = 2, /* child effects wait for its run to end: the
                               owner queues them (schedule.c) */
+  SG_RELEASE_UNLINK = 4    /* destroyed while claimed: the owner, the only
+                              one walking its sources, unlinks them */
 };
 
 /* Nodes with more sources than this get a hash index of their sources. */
@@ -210,9 +212,10 @@ struct sg_graph {
   size_t allocated;   /* nodes not yet on the graveyard: live, or destroyed
                          but still held (a queue, a claim, a link) */
   uint64_t epoch;    /* run counter, stamps links read in a run */
+  sg_node *graveyard; /* nodes whose memory waits to be freed unlocked (next
+                         to epoch: a run touches both) */
   sg_link *link_pool; /* freed links, singly linked through next_source */
   sg_node_vec scratch; /* marking stack, reused */
-  sg_node *graveyard; /* nodes whose memory waits to be freed unlocked */
   int waiters;
   sg_node *live_head, *live_tail; /* live nodes, oldest first */
   sg_graph *retired_next; /* once freed: the list that keeps it (graph.c) */
@@ -279,7 +282,11 @@ void sg__registry_remove_graph(sg_graph *g);
 /* ---- names.c: debug names that stay valid until the node is freed */
 extern char sg__no_name[]; /* the name of every unnamed node: never freed */
 void sg__names_free(sg_node *n); /* a renamed node's name, and all it replaced */
-int sg__rename(sg_node *n, const char *name); /* SG_OK or SG_ENOMEM */
+/* Renaming in two steps, so that nothing is allocated under the lock: a
+ * copy of the new name (NULL when out of memory), then, under n's graph
+ * lock, the copy put in place (the old names stay valid until n is freed). */
+char *sg__name_copy(const char *name);
+void sg__rename_locked(sg_node *n, char *copy);
 static inline void sg__name_free(char *name) {
   if (name != sg__no_name) g_free(name);
 }
@@ -312,7 +319,6 @@ static inline int sg__enter(sg_node *n) {
   return sg__pin(n, 0) ? SG_OK : SG_ESTALE;
 }
 
-void sg__unlock(sg_graph *g); /* unlocks, then frees the graveyard */
 sg_link *sg__link_new(sg_graph *g, sg_node *source, sg_node *target);
 void sg__link_free(sg_graph *g, sg_link *l); /* unlinks both sides */
 void sg__source_list_remove(sg_node *target, sg_link *l);
@@ -398,6 +404,9 @@ void sg__trace_thread_exit(sg_thread *t);
  * says "blocked": the hook must let another thread run. Built without, the
  * points vanish and locks are plain pthread calls. */
 bool sg__set_scheduling_hook(void (*hook)(const char *point, bool blocked));
+/* Every other mutex (the leaves' own) is taken with sg__lock and let go
+ * with sg__unlock. */
+static inline void sg__unlock(pthread_mutex_t *m) { pthread_mutex_unlock(m); }
 #ifdef SG_SCHEDULING_POINTS
 void sg__point(const char *where);
 void sg__lock(pthread_mutex_t *m);
@@ -411,6 +420,18 @@ static inline void sg__cond_wait(pthread_cond_t *c, pthread_mutex_t *m,
   else pthread_cond_wait(c, m);
 }
 #endif
+
+/* ---- graph.c: the graph lock */
+/* A graph's lock is taken with sg__graph_lock and let go with
+ * sg__graph_unlock, everywhere: letting go always frees the nodes buried
+ * while it was held (their destroy callbacks run then, with no lock held),
+ * so no way out of the lock leaves the graveyard behind. */
+void sg__graph_unlock_freeing(sg_graph *g); /* the graveyard is not empty */
+static inline void sg__graph_lock(sg_graph *g) { sg__lock(&g->lock); }
+static inline void sg__graph_unlock(sg_graph *g) {
+  if (G_UNLIKELY(g->graveyard != NULL)) sg__graph_unlock_freeing(g);
+  else pthread_mutex_unlock(&g->lock);
+}
 
 /* ---- waits.c: the wait-for graph between threads (see there) */
 /* Before a claim wait for n (owned by another thread): SG_OK, and t is

@@ -138,18 +138,18 @@ static void visit_one(sg_snapshot *s, size_t i, sg_snapshot_visitor visit, void 
   sg_node *n = s->entries[i].node;
   sg_graph *g = n->graph;
   sg_visit record; /* in n's set of visits while the visitor runs */
-  sg__lock(&g->lock);
+  sg__graph_lock(g);
   bool live = !n->destroyed;
   void *context = n->context;
   if (live) sg__visit_begin(t, n, &record);
-  pthread_mutex_unlock(&g->lock);
+  sg__graph_unlock(g);
 
   if (live) {
     visit(s, i, context, user); /* user code: never under the lock */
-    sg__lock(&g->lock);
+    sg__graph_lock(g);
     sg__visit_end(n, &record);
     if (g->waiters) pthread_cond_broadcast(&g->released);
-    pthread_mutex_unlock(&g->lock);
+    sg__graph_unlock(g);
   }
   sg__unpin(n);
 }
@@ -158,16 +158,16 @@ static void visit_one(sg_snapshot *s, size_t i, sg_snapshot_visitor visit, void 
 
 static int take(sg_graph *g, sg_node *root, sg_direction direction, sg_snapshot_visitor visit,
                 void *user, sg_snapshot **out) {
-  sg__lock(&g->lock);
+  sg__graph_lock(g);
   if (root && root->destroyed) { /* pinned, but destroyed since the door */
-    pthread_mutex_unlock(&g->lock);
+    sg__graph_unlock(g);
     return SG_ESTALE;
   }
   GPtrArray *chosen = choose(g, root, direction);
   sg_snapshot *s = copy_locked(chosen);
   if (s && visit)
     for (size_t i = 0; i < s->count; i++) sg__ref(s->entries[i].node);
-  pthread_mutex_unlock(&g->lock);
+  sg__graph_unlock(g);
   g_ptr_array_free(chosen, TRUE);
   if (!s) return SG_ENOMEM;
 
@@ -220,9 +220,9 @@ void sg_snapshot_free(sg_snapshot *s) {
 
 void sg_stored_set_context_unchecked(sg_node *n, void *context) {
   /* Under the lock: a snapshot on another thread may be reading it. */
-  sg__lock(&n->graph->lock);
+  sg__graph_lock(n->graph);
   n->context = context;
-  pthread_mutex_unlock(&n->graph->lock);
+  sg__graph_unlock(n->graph);
 }
 
 int sg_stored_set_context(sg_node *n, void *context) {

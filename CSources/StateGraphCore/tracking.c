@@ -44,10 +44,10 @@ static void thread_free(gpointer data) {
   for (uint32_t i = 0; i < t->queue.len; i++) {
     sg_node *e = t->queue.at[i].node;
     if (!e) continue; /* moved further back */
-    sg__lock(&e->graph->lock);
+    sg__graph_lock(e->graph);
     if (e->queued_by == t) e->queued_by = NULL;
     sg__unref(e);
-    sg__unlock(e->graph);
+    sg__graph_unlock(e->graph);
   }
   g_free(t->queue.at);
   g_free(t->claims.at);

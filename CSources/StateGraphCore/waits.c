@@ -114,7 +114,7 @@ void sg__waits_forget(sg_thread *t) {
   /* A walk that could still reach t (it read t as an owner or visitor
    * before t let go) holds waits_lock until it is done with t. */
   sg__lock(&waits_lock);
-  pthread_mutex_unlock(&waits_lock);
+  sg__unlock(&waits_lock);
 }
 
 /* ---------------------------------------------------------------- claims */
@@ -139,12 +139,12 @@ int sg__wait_claim_begin(sg_thread *t, sg_node *n) {
     } else {
       describe(cycle, n); /* the loop runs through a destroy's visitor wait */
     }
-    pthread_mutex_unlock(&waits_lock);
+    sg__unlock(&waits_lock);
     return SG_ECYCLE;
   }
   t->waiting_for = n;
   t->wait_broken = false;
-  pthread_mutex_unlock(&waits_lock);
+  sg__unlock(&waits_lock);
   return SG_OK;
 }
 
@@ -154,7 +154,7 @@ bool sg__wait_end(sg_thread *t) {
   t->waiting_for = NULL;
   t->waiting_visited = NULL;
   t->wait_broken = false;
-  pthread_mutex_unlock(&waits_lock);
+  sg__unlock(&waits_lock);
   return broken;
 }
 
@@ -165,7 +165,7 @@ void sg__visit_begin(sg_thread *t, sg_node *n, sg_visit *v) {
   v->thread = t;
   v->next = n->visits;
   n->visits = v;
-  pthread_mutex_unlock(&waits_lock);
+  sg__unlock(&waits_lock);
 }
 
 void sg__visit_end(sg_node *n, sg_visit *v) {
@@ -173,7 +173,7 @@ void sg__visit_end(sg_node *n, sg_visit *v) {
   sg_visit **at = &n->visits;
   while (*at != v) at = &(*at)->next;
   *at = v->next;
-  pthread_mutex_unlock(&waits_lock);
+  sg__unlock(&waits_lock);
 }
 
 /* Whether a thread other than t visits n. Under n's graph lock. */
@@ -212,7 +212,7 @@ static int wait_visitors_begin(sg_thread *t, sg_node *n) {
     }
   }
   if (rc == SG_OK) t->waiting_visited = n;
-  pthread_mutex_unlock(&waits_lock);
+  sg__unlock(&waits_lock);
   return rc;
 }
 
