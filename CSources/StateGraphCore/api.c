@@ -413,12 +413,12 @@ int sg_rollback(sg_node *n, uint64_t version) {
  * without a hold is told from one with (sg_node_release). */
 int sg_node_hold(sg_node *n) {
   int rc = sg__enter(n);
-  if (rc == SG_OK) g_atomic_int_inc(&n->holds);
+  if (rc == SG_OK) SG_ATOMIC_ADD(n->holds, 1);
   return rc;
 }
 
 void sg_node_hold_unchecked(sg_node *n) {
-  g_atomic_int_inc(&n->holds);
+  SG_ATOMIC_ADD(n->holds, 1);
   sg__ref(n);
 }
 
@@ -430,6 +430,6 @@ int sg_node_release(sg_node *n) {
 }
 
 void sg_node_release_unchecked(sg_node *n) {
-  g_atomic_int_add(&n->holds, -1);
+  SG_ATOMIC_ADD(n->holds, -1);
   sg__unpin(n);
 }

@@ -112,7 +112,7 @@ void sg__live_remove(sg_node *n) {
   n->live_prev = n->live_next = NULL;
 }
 
-void sg__ref(sg_node *n) { g_atomic_int_inc(&n->refs); }
+void sg__ref(sg_node *n) { SG_ATOMIC_ADD(n->refs, 1); }
 
 /* Under the lock, by whoever dropped the last reference: the node's memory
  * is freed by the next sg__graph_unlock. A claimed node is still in use by its
@@ -137,7 +137,7 @@ void sg__bury(sg_node *n) {
 }
 
 void sg__unref(sg_node *n) {
-  if (g_atomic_int_dec_and_test(&n->refs)) sg__bury(n);
+  if (SG_ATOMIC_ADD(n->refs, -1) == 0) sg__bury(n);
 }
 
 /* Only with a reference are `destroyed` and the id looked at: without, the
@@ -155,7 +155,7 @@ bool sg__pin(sg_node *n, uint64_t id) {
 /* Moves the last-reference decision (docs/core-protocol.md, "Lifetime: who frees a node"). */
 void sg__unpin(sg_node *n) {
   sg__point("unpin");
-  if (!g_atomic_int_dec_and_test(&n->refs)) return;
+  if (SG_ATOMIC_ADD(n->refs, -1) != 0) return;
   sg__point("unpin: last reference, before the lock");
   sg_graph *g = n->graph;
   sg__graph_lock(g);

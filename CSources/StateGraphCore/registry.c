@@ -173,16 +173,16 @@ static GHashTable *live_graphs; /* created on first use */
 
 /* Moves the door: id, the first reference (docs/core-protocol.md, "Lifetime: who frees a node"). */
 void sg__registry_publish_node(sg_node *n) {
-  SG_PUBLISH(n->id, __atomic_add_fetch(&last_id, 1, __ATOMIC_RELAXED));
-  g_atomic_int_set(&n->refs, 1); /* the "live" reference: from here on, pinnable */
+  SG_PUBLISH(n->id, SG_RELAXED_ADD(last_id, 1));
+  SG_ATOMIC_SET(n->refs, 1); /* the "live" reference: from here on, pinnable */
 }
 
 /* A reference taken only while another one exists: a node whose count is
  * already zero is on its way to the graveyard and must not be revived. */
 static bool ref_unless_zero(sg_node *n) {
-  gint refs = g_atomic_int_get(&n->refs);
+  gint refs = SG_ATOMIC_GET(n->refs);
   while (refs > 0)
-    if (g_atomic_int_compare_and_exchange_full(&n->refs, refs, refs + 1, &refs)) return true;
+    if (SG_ATOMIC_CAS(n->refs, &refs, refs + 1)) return true;
   return false;
 }
 
@@ -198,9 +198,9 @@ bool sg__registry_ref_slot(sg_node *n) {
 
 int sg__registry_unhold(sg_node *n) {
   if (!is_slot(n) || SG_PEEK(n->id) == 0) return SG_ESTALE; /* no node there */
-  gint holds = g_atomic_int_get(&n->holds);
+  gint holds = SG_ATOMIC_GET(n->holds);
   while (holds > 0)
-    if (g_atomic_int_compare_and_exchange_full(&n->holds, holds, holds - 1, &holds)) return SG_OK;
+    if (SG_ATOMIC_CAS(n->holds, &holds, holds - 1)) return SG_OK;
   return SG_ENOTHELD;
 }
 

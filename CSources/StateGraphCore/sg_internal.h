@@ -46,7 +46,6 @@
 
 #include <glib.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <time.h>
 
@@ -66,11 +65,30 @@
  * out of the untraced copy, so it is not left to the compiler's taste. */
 #define SG_INLINE static inline __attribute__((always_inline))
 
-/* Stores and loads of the fields read_fast reads without the lock. Release
- * and acquire cost nothing on x86 and order them right on ARM: a reader that
- * sees a version also sees the value the binding stored before it. */
+/* Atomics: one style, GCC's __atomic builtins (which clang has too), through
+ * these macros only.
+ *
+ * SG_PUBLISH and SG_PEEK store and load the fields that lock-free readers
+ * look at (read_fast, the door). Release and acquire cost nothing on x86
+ * and order them right on ARM: a reader that sees a version also sees the
+ * value the binding stored before it.
+ *
+ * The counters (refs, holds, ids) are read-modify-write, sequentially
+ * consistent: a decrement that reaches zero decides a burial, and an
+ * increment unless zero must see it. SG_RELAXED_* are for counters whose
+ * value orders nothing (how many threads trace). */
 #define SG_PUBLISH(field, value) __atomic_store_n(&(field), (value), __ATOMIC_RELEASE)
 #define SG_PEEK(field) __atomic_load_n(&(field), __ATOMIC_ACQUIRE)
+#define SG_ATOMIC_GET(field) __atomic_load_n(&(field), __ATOMIC_SEQ_CST)
+#define SG_ATOMIC_SET(field, value) __atomic_store_n(&(field), (value), __ATOMIC_SEQ_CST)
+#define SG_ATOMIC_ADD(field, delta) __atomic_add_fetch(&(field), (delta), __ATOMIC_SEQ_CST)
+/* Replaces *expected's value with desired and answers true, or loads the
+ * current value into *expected and answers false. */
+#define SG_ATOMIC_CAS(field, expected, desired) \
+  __atomic_compare_exchange_n(&(field), (expected), (desired), false, __ATOMIC_SEQ_CST, \
+                              __ATOMIC_SEQ_CST)
+#define SG_RELAXED_GET(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
+#define SG_RELAXED_ADD(field, delta) __atomic_add_fetch(&(field), (delta), __ATOMIC_RELAXED)
 
 typedef struct sg_link sg_link;
 typedef struct sg_thread sg_thread;
@@ -377,10 +395,10 @@ static inline int sg__flush_if_outermost(sg_thread *t) {
  * only when tracing. Events naming a node are recorded under its graph lock
  * (the name may change under the lock); sg__trace_close never runs under a
  * lock: it may hand a chain to the user's handler. */
-extern atomic_int sg__tracing_threads;
+extern int sg__tracing_threads;
 
 static inline bool sg__tracing_anywhere(void) {
-  return G_UNLIKELY(atomic_load_explicit(&sg__tracing_threads, memory_order_relaxed) != 0);
+  return G_UNLIKELY(SG_RELAXED_GET(sg__tracing_threads) != 0);
 }
 
 /* Opens a span (a root, or nested under the open one) and returns its index. */

@@ -28,7 +28,7 @@ struct sg_trace {
 
 /* Threads tracing now. The marking loop tests it (relaxed: a thread sees
  * its own sg_trace_begin, and other threads' traces are not its business). */
-atomic_int sg__tracing_threads;
+int sg__tracing_threads; /* SG_RELAXED_ADD / SG_RELAXED_GET */
 
 /* ------------------------------------------------------------ recording */
 
@@ -161,7 +161,7 @@ int sg_trace_begin(sg_trace_handler handler, void *user) {
   tr->handler = handler;
   tr->user = user;
   t->trace = tr;
-  atomic_fetch_add_explicit(&sg__tracing_threads, 1, memory_order_relaxed);
+  SG_RELAXED_ADD(sg__tracing_threads, 1);
   return SG_OK;
 }
 
@@ -173,7 +173,7 @@ int sg_trace_end(sg_trace **out) {
   if (t->frame || t->flushing || tr->open >= 0) return SG_EBUSY;
   deliver(tr); /* events no root owned (a watcher told on arming, say) */
   t->trace = NULL;
-  atomic_fetch_sub_explicit(&sg__tracing_threads, 1, memory_order_relaxed);
+  SG_RELAXED_ADD(sg__tracing_threads, -1);
   *out = tr;
   return SG_OK;
 }
@@ -182,7 +182,7 @@ void sg__trace_thread_exit(sg_thread *t) {
   if (!t->trace) return;
   trace_free(t->trace); /* begun, never ended: nobody can end it now */
   t->trace = NULL;
-  atomic_fetch_sub_explicit(&sg__tracing_threads, 1, memory_order_relaxed);
+  SG_RELAXED_ADD(sg__tracing_threads, -1);
 }
 
 const sg_trace_event *sg_trace_events(const sg_trace *tr, size_t *count) {

@@ -25,17 +25,17 @@ __thread sg_thread *sg__current;
 
 /* The binding slot: one pointer per thread for a language binding, freed
  * with the thread by the destructor the binding sets. */
-static void (*_Atomic binding_destroy)(void *value);
+static void (*binding_destroy)(void *value); /* SG_PUBLISH / SG_PEEK */
 
 void **sg_binding_slot(void) { return &sg__thread()->binding_slot; }
 
 void sg_binding_slot_set_destructor(void (*destroy)(void *value)) {
-  atomic_store(&binding_destroy, destroy);
+  SG_PUBLISH(binding_destroy, destroy);
 }
 
 static void thread_free(gpointer data) {
   sg_thread *t = data;
-  void (*destroy)(void *) = atomic_load(&binding_destroy);
+  void (*destroy)(void *) = SG_PEEK(binding_destroy);
   void *binding = t->binding_slot;
   t->binding_slot = NULL;
   if (binding && destroy) destroy(binding); /* while t is still this thread's */
