@@ -1,6 +1,7 @@
 /*
- * api.c — the public entry points for creating, reading, writing and
- * destroying nodes. Each checked one validates its arguments at the door
+ * api.c — the public entry points: graphs, nodes, reads, writes, batches,
+ * untracked sections and the binding calls (introspection, snapshots, DOT
+ * and tracing keep theirs in their own files). Each checked one validates its arguments at the door
  * (sg__enter: NULL, stale) and pins the node for the length of the call, so
  * a destroy on another thread cannot free it underneath; then it trusts the
  * internal functions, which assume valid, live handles. The *_unchecked
@@ -25,6 +26,26 @@ const char *sg_strerror(int code) {
 #undef SG__CASE
   default: return "unknown error";
   }
+}
+
+/* ---------------------------------------------------------------- graphs */
+
+sg_graph *sg_graph_new(void) { return sg__graph_new(); }
+
+int sg_graph_free(sg_graph *g) {
+  if (!g) return SG_EINVAL;
+  if (!sg__registry_has_graph(g)) return SG_ESTALE;
+  sg__graph_lock(g);
+  /* A destroyed node may still sit in some thread's effect queue (a batch
+   * not ended yet): freeing now would leave that queue a dangling graph. */
+  if (g->live > 0 || g->allocated > 0) {
+    sg__graph_unlock(g);
+    return SG_EBUSY;
+  }
+  sg__registry_remove_graph(g); /* from here on the handle is stale */
+  sg__graph_unlock(g);          /* frees what the graveyard still holds */
+  sg__graph_retire(g);
+  return SG_OK;
 }
 
 /* ------------------------------------------------------------- creation */
@@ -432,4 +453,73 @@ int sg_node_release(sg_node *n) {
 void sg_node_release_unchecked(sg_node *n) {
   SG_ATOMIC_ADD(n->holds, -1);
   sg__unpin(n);
+}
+
+/* --------------------------------------------------------------- batches */
+
+void sg_batch_begin(void) { sg__thread()->batch_depth++; }
+
+int sg_batch_end(void) {
+  sg_thread *t = sg__thread();
+  if (t->batch_depth == 0) return SG_EBATCH;
+  t->batch_depth--;
+  sg_trace *trace = t->trace;
+  /* Traced, the effects the batch's writes reached run under their own root. */
+  bool rooted = trace && t->batch_depth == 0 && !t->frame && !t->flushing && t->queue.len;
+  int span = rooted ? sg__trace_open(trace, SG_TRACE_BATCH_END, NULL) : -1;
+  int rc = sg__flush_if_outermost(t);
+  if (rooted) sg__trace_close(trace, span);
+  return rc;
+}
+
+int sg_batch_depth(void) { return sg__thread()->batch_depth; }
+
+/* ------------------------------------------------ untracked sections */
+
+void sg_untracked_begin(void) {
+  sg_thread *t = sg__thread();
+  if (t->frame) t->frame->untracked++;
+  else t->untracked_outside++;
+}
+
+int sg_untracked_end(void) {
+  sg_thread *t = sg__thread();
+  int *depth = t->frame ? &t->frame->untracked : &t->untracked_outside;
+  if (*depth == 0) return SG_EUNTRACKED;
+  (*depth)--;
+  return SG_OK;
+}
+
+sg_node *sg_current(void) {
+  sg_thread *t = sg__current;
+  return t && t->frame ? t->frame->node : NULL;
+}
+
+const char *sg_last_cycle(void) { return sg__thread()->last_cycle->str; }
+
+/* ------------------------------------------------- for language bindings */
+
+/* The slot and its destructor live with the thread state (tracking.c). */
+void **sg_binding_slot(void) { return &sg__thread()->binding_slot; }
+
+void sg_binding_slot_set_destructor(void (*destroy)(void *value)) {
+  sg__binding_slot_set_destructor(destroy);
+}
+
+/* -------------------------------------------------------- stored contexts */
+
+void sg_stored_set_context_unchecked(sg_node *n, void *context) {
+  /* Under the lock: a snapshot on another thread may be reading it. */
+  sg__graph_lock(n->graph);
+  n->context = context;
+  sg__graph_unlock(n->graph);
+}
+
+int sg_stored_set_context(sg_node *n, void *context) {
+  int rc = sg__enter(n);
+  if (rc < 0) return rc;
+  if (n->kind == SG_STORED) sg_stored_set_context_unchecked(n, context);
+  else rc = SG_EKIND;
+  sg__unpin(n);
+  return rc;
 }

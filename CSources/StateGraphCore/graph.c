@@ -15,7 +15,7 @@
 
 /* ---------------------------------------------------------------- graph */
 
-sg_graph *sg_graph_new(void) {
+sg_graph *sg__graph_new(void) {
   sg_graph *g = g_try_new0(sg_graph, 1);
   if (!g) return NULL;
   pthread_mutex_init(&g->lock, NULL);
@@ -39,18 +39,9 @@ static void retire(sg_graph *g) {
   sg__unlock(&retired_lock);
 }
 
-int sg_graph_free(sg_graph *g) {
-  if (!g) return SG_EINVAL;
-  if (!sg__registry_has_graph(g)) return SG_ESTALE;
-  sg__graph_lock(g);
-  /* A destroyed node may still sit in some thread's effect queue (a batch
-   * not ended yet): freeing now would leave that queue a dangling graph. */
-  if (g->live > 0 || g->allocated > 0) {
-    sg__graph_unlock(g);
-    return SG_EBUSY;
-  }
-  sg__registry_remove_graph(g); /* from here on the handle is stale */
-  sg__graph_unlock(g);                 /* frees what the graveyard still holds */
+/* A graph no handle reaches any more (no longer registered, its graveyard
+ * freed): its memory goes, but for the struct itself, which is retired. */
+void sg__graph_retire(sg_graph *g) {
   while (g->link_pool) {
     sg_link *next = g->link_pool->next_source;
     free(g->link_pool);
@@ -60,7 +51,6 @@ int sg_graph_free(sg_graph *g) {
   pthread_cond_destroy(&g->released);
   pthread_mutex_destroy(&g->lock);
   retire(g);
-  return SG_OK;
 }
 
 void sg__vec_grow(void **at, uint32_t *cap, size_t item_size) {

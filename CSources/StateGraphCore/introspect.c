@@ -94,6 +94,13 @@ int sg_node_check(sg_node *n, uint64_t id) {
   return SG_OK;
 }
 
+void sg_node_memory(size_t *in_use, size_t *reserved) {
+  size_t used, all;
+  sg__registry_memory(&used, &all);
+  if (in_use) *in_use = used;
+  if (reserved) *reserved = all;
+}
+
 int sg_graph_node_count(sg_graph *g, size_t *count) {
   if (!g || !count) return SG_EINVAL;
   if (!sg__registry_has_graph(g)) return SG_ESTALE;

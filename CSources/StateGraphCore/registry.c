@@ -158,12 +158,12 @@ void sg__node_free(sg_node *n) {
   sg__unlock(&slab_lock);
 }
 
-void sg_node_memory(size_t *in_use, size_t *reserved) {
+void sg__registry_memory(size_t *in_use, size_t *reserved) {
   sg__lock(&slab_lock);
   size_t used = slots_in_use, chunk_count = chunks ? chunks->count : 0;
   sg__unlock(&slab_lock);
-  if (in_use) *in_use = used * SLOT;
-  if (reserved) *reserved = chunk_count * (size_t)SLOT * SLOTS_PER_CHUNK;
+  *in_use = used * SLOT;
+  *reserved = chunk_count * (size_t)SLOT * SLOTS_PER_CHUNK;
 }
 
 /* ------------------------------------------------------------------ door */

@@ -1,5 +1,5 @@
 /*
- * schedule.c — effects and batches.
+ * schedule.c — running the effect queue: effects, watchers, loops.
  *
  * Marking queues the effects it reaches on the writing thread (each queued
  * effect holds a reference, so destroying it meanwhile is safe). The queue
@@ -172,21 +172,3 @@ int sg__flush(sg_thread *t) {
   t->flushing = false;
   return rc;
 }
-
-void sg_batch_begin(void) { sg__thread()->batch_depth++; }
-
-int sg_batch_end(void) {
-  sg_thread *t = sg__thread();
-  if (t->batch_depth == 0) return SG_EBATCH;
-  t->batch_depth--;
-  sg_trace *trace = t->trace;
-  /* Traced, the effects the batch's writes reached run under their own root. */
-  bool rooted = trace && t->batch_depth == 0 && !t->frame && !t->flushing && t->queue.len;
-  int span = rooted ? sg__trace_open(trace, SG_TRACE_BATCH_END, NULL) : -1;
-  int rc = sg__flush_if_outermost(t);
-  if (rooted) sg__trace_close(trace, span);
-  return rc;
-}
-
-int sg_batch_depth(void) { return sg__thread()->batch_depth; }
-

@@ -31,9 +31,14 @@
  *   graph.c       nodes, links, memory, burial
  *   tracking.c    per-thread state, frames, recording reads, binding slot
  *   propagate.c   marking (which queues effects), claims, refresh, destroy
- *   schedule.c    effects (order, loops), watchers, batches
- *   api.c         the public entry points for nodes, reads and writes
- *   introspect.c snapshot.c dot.c trace.c            seeing the graph
+ *   schedule.c    effects (order, loops), watchers, flushing the queue
+ *   api.c         the public entry points: graphs, nodes, reads, writes,
+ *                 batches, untracked sections, the binding calls
+ *   introspect.c snapshot.c dot.c trace.c            seeing the graph (with
+ *                                                   their public entries)
+ *
+ * Public sg_* functions are defined in api.c and the last line's files
+ * only; everything else is internal (sg__*, or static).
  */
 #ifndef SG_INTERNAL_H
 #define SG_INTERNAL_H
@@ -293,6 +298,7 @@ bool sg__registry_ref_slot(sg_node *n);
 /* SG_OK and one hold fewer, SG_ENOTHELD, or SG_ESTALE (no such memory). */
 int sg__registry_unhold(sg_node *n);
 void sg__registry_add_graph(sg_graph *g);
+void sg__registry_memory(size_t *in_use, size_t *reserved); /* bytes */
 bool sg__registry_has_graph(const sg_graph *g);
 void sg__registry_remove_graph(sg_graph *g);
 
@@ -317,7 +323,9 @@ static inline void sg__append_node_label(GString *out, const sg_node *n) {
   sg__append_label(out, SG_PEEK(n->name), n->file, n->line);
 }
 
-/* ---- graph.c: nodes, links, memory */
+/* ---- graph.c: graphs, nodes, links, memory */
+sg_graph *sg__graph_new(void); /* registered; NULL when out of memory */
+void sg__graph_retire(sg_graph *g); /* unregistered, graveyard freed */
 sg_node *sg__node_new(sg_graph *g, sg_kind kind, const sg_node_info *info);
 void sg__live_insert(sg_node *n); /* under the lock, at creation */
 void sg__live_remove(sg_node *n); /* under the lock, at destroy */
@@ -357,6 +365,7 @@ static inline sg_thread *sg__thread(void) {
   return G_LIKELY(t) ? t : sg__thread_new();
 }
 int sg__track(sg_thread *t, sg_node *source);
+void sg__binding_slot_set_destructor(void (*destroy)(void *value));
 void sg__prune_unread(sg_frame *f);
 
 /* A node whose value may be used as is (stored nodes always are). */

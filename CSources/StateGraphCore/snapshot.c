@@ -215,21 +215,3 @@ void sg_snapshot_free(sg_snapshot *s) {
   g_free(s->sources);
   g_free(s);
 }
-
-/* ---------------------------------------------------- stored contexts */
-
-void sg_stored_set_context_unchecked(sg_node *n, void *context) {
-  /* Under the lock: a snapshot on another thread may be reading it. */
-  sg__graph_lock(n->graph);
-  n->context = context;
-  sg__graph_unlock(n->graph);
-}
-
-int sg_stored_set_context(sg_node *n, void *context) {
-  int rc = sg__enter(n);
-  if (rc < 0) return rc;
-  if (n->kind == SG_STORED) sg_stored_set_context_unchecked(n, context);
-  else rc = SG_EKIND;
-  sg__unpin(n);
-  return rc;
-}

@@ -27,9 +27,8 @@ __thread sg_thread *sg__current;
  * with the thread by the destructor the binding sets. */
 static void (*binding_destroy)(void *value); /* SG_PUBLISH / SG_PEEK */
 
-void **sg_binding_slot(void) { return &sg__thread()->binding_slot; }
 
-void sg_binding_slot_set_destructor(void (*destroy)(void *value)) {
+void sg__binding_slot_set_destructor(void (*destroy)(void *value)) {
   SG_PUBLISH(binding_destroy, destroy);
 }
 
@@ -112,26 +111,3 @@ void sg__prune_unread(sg_frame *f) {
   }
   f->cursor = NULL;
 }
-
-/* ------------------------------------------------------ public: untracked */
-
-void sg_untracked_begin(void) {
-  sg_thread *t = sg__thread();
-  if (t->frame) t->frame->untracked++;
-  else t->untracked_outside++;
-}
-
-int sg_untracked_end(void) {
-  sg_thread *t = sg__thread();
-  int *depth = t->frame ? &t->frame->untracked : &t->untracked_outside;
-  if (*depth == 0) return SG_EUNTRACKED;
-  (*depth)--;
-  return SG_OK;
-}
-
-sg_node *sg_current(void) {
-  sg_thread *t = sg__current;
-  return t && t->frame ? t->frame->node : NULL;
-}
-
-const char *sg_last_cycle(void) { return sg__thread()->last_cycle->str; }

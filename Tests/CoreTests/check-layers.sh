@@ -51,6 +51,21 @@ for o in "$obj"/*.o; do
   done
 done
 
+# Public entry points (sg_ followed by a letter) live in api.c and in the
+# files that see the graph (the last layer), nowhere else: each public
+# area has one entry file, as Lua keeps its in lapi.c.
+last=$(echo "$layers" | awk '{ if ($2 > max) max = $2 } END { print max }')
+for o in "$obj"/*.o; do
+  f=$(basename "$o" .o).c
+  [ "$f" = api.c ] && continue
+  level=$(echo "$layers" | awk -v f="$f" '$1 == f { print $2 }')
+  [ "$level" = "$last" ] && continue
+  for sym in $(nm --defined-only -g "$o" | awk '$3 ~ /^sg_[a-z]/ { print $3 }'); do
+    echo "check-layers: $f defines the public $sym: public entry points belong in api.c"
+    status=1
+  done
+done
+
 # Functions that publish a field cite the protocol right above them.
 for c in "$core"/*.c; do
   awk -v file="$(basename "$c")" '
@@ -65,5 +80,5 @@ for c in "$core"/*.c; do
     END { exit bad }' "$c" || status=1
 done
 
-[ $status -eq 0 ] && echo "check-layers: $(echo "$layers" | wc -l) files in $(echo "$layers" | awk '{print $2}' | sort -u | wc -l) layers, no call upward, every publishing function cites the protocol"
+[ $status -eq 0 ] && echo "check-layers: $(echo "$layers" | wc -l) files in $(echo "$layers" | awk '{print $2}' | sort -u | wc -l) layers, no call upward, public entry points in api.c and the introspection files, every publishing function cites the protocol"
 exit $status
