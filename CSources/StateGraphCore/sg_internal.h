@@ -476,7 +476,19 @@ void sg__waits_forget(sg_thread *t); /* at thread exit, before freeing t */
 void sg__describe_self_cycle(sg_thread *t, sg_node *n); /* into last_cycle */
 
 /* ---- stack.c: deep evaluations on a larger stack, same thread */
-int sg__call_with_stack(sg_thread *t, sg_callback cb, sg_node *n, void *ctx);
+#define SG_STACK_MARGIN (256u * 1024u) /* switch when less is left */
+/* The low end of the stack this thread runs on now: 0 not looked up yet, 1
+ * unknown (then no switching). Initial-exec, as sg__current. */
+extern __thread uintptr_t sg__stack_low __attribute__((tls_model("initial-exec")));
+/* The callback on a fresh segment when the stack runs low (or on first use,
+ * to look the stack up). */
+int sg__call_deep(sg_thread *t, sg_callback cb, sg_node *n, void *ctx, uintptr_t here);
+/* Calls cb(n, ctx): the test is inline, since every run makes it. */
+static inline int sg__call_with_stack(sg_thread *t, sg_callback cb, sg_node *n, void *ctx) {
+  uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+  if (G_LIKELY(sg__stack_low > 1 && here - sg__stack_low > SG_STACK_MARGIN)) return cb(n, ctx);
+  return sg__call_deep(t, cb, n, ctx, here);
+}
 void sg__stacks_free(sg_thread *t); /* at thread exit */
 
 #endif
