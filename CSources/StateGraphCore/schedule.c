@@ -122,11 +122,11 @@ static bool update_effect(sg_thread *t, uint32_t i) {
   return update_one(t, e, t->queue.at[i].cause);
 }
 
-/* Drops the queue's references, a graph lock per run of entries of one
- * graph; the graveyards are freed as each lock is let go. */
-static void unref_queue(sg_thread *t) {
+/* Drops the references of entries [from, to), a graph lock per run of
+ * entries of one graph; the graveyards are freed as each lock is let go. */
+static void unref_entries(sg_thread *t, uint32_t from, uint32_t to) {
   sg_graph *locked = NULL;
-  for (uint32_t i = 0; i < t->queue.len; i++) {
+  for (uint32_t i = from; i < to; i++) {
     sg_node *e = t->queue.at[i].node;
     if (!e) continue; /* moved further back: the reference went along */
     if (e->graph != locked) {
@@ -139,15 +139,14 @@ static void unref_queue(sg_thread *t) {
   if (locked) sg__graph_unlock(locked);
 }
 
-/* Entries of one graph in a row share one hold of its lock (dropped only
- * around each callback): a write reaching many watchers costs one lock per
- * watcher call, not two. Every entry keeps its reference until the whole
- * queue ran, so the chains of causes name live memory. */
-int sg__flush(sg_thread *t) {
-  int rc = SG_OK;
-  t->flushing = true;
+/* Runs entries from `from` on, including those their runs add; returns
+ * where the queue ended. Entries of one graph in a row share one hold of
+ * its lock (dropped only around each callback): a write reaching many
+ * watchers costs one lock per watcher call, not two. */
+static uint32_t run_entries(sg_thread *t, uint32_t from, int *rc) {
   sg_graph *locked = NULL;
-  for (uint32_t i = 0; i < t->queue.len; i++) { /* grows while we run */
+  uint32_t i = from;
+  for (; i < t->queue.len; i++) { /* grows while we run */
     sg_node *e = t->queue.at[i].node;
     if (!e) continue; /* it moved further back */
     sg_graph *g = e->graph;
@@ -163,11 +162,26 @@ int sg__flush(sg_thread *t) {
       notify_watcher(t, e);
     } else if (!update_effect(t, i)) {
       describe_loop(t, i);
-      rc = SG_ECYCLE;
+      *rc = SG_ECYCLE;
     }
   }
   if (locked) sg__graph_unlock(locked);
-  unref_queue(t);
+  return i;
+}
+
+/* Every entry keeps its reference until its round of the queue ran, so the
+ * chains of causes name live memory. Letting go of the references may run
+ * destroy callbacks, whose writes queue more effects: they run in another
+ * round, as effects without a cause. */
+int sg__flush(sg_thread *t) {
+  int rc = SG_OK;
+  t->flushing = true;
+  for (uint32_t start = 0; start < t->queue.len;) {
+    uint32_t end = run_entries(t, start, &rc);
+    t->flush_cause = SG_NO_CAUSE;
+    unref_entries(t, start, end);
+    start = end;
+  }
   t->queue.len = 0;
   t->flushing = false;
   return rc;

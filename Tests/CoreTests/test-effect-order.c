@@ -195,6 +195,51 @@ TEST(effect_order_long_cascade_settles_without_a_false_loop) {
   GRAPH_FREE(g);
 }
 
+/* A destroy callback that writes runs when the flush lets go of the
+ * destroyed effect's queue entry; the effects its write reaches still run
+ * in that flush, and stay reachable by later writes. a's handler destroys
+ * b, which the same write had queued; b's destroy callback writes x, which
+ * c reads. */
+static cell late_x, late_b, late_c;
+
+static void write_x_on_destroy(void *context) {
+  (void)context;
+  late_x.value++;
+  CHECK_EQ(sg_changed(late_x.node), SG_OK);
+}
+
+static int formula_destroys_b(cell *self) {
+  int v = IN(self, 0);
+  if (v == 1) CHECK_EQ(sg_node_destroy(late_b.node), SG_OK);
+  return v;
+}
+
+TEST(effect_order_write_from_a_destroy_callback_in_a_flush_runs_its_effects) {
+  sg_graph *g = sg_graph_new();
+  cell s, a;
+  STORED(&s, g, "s", 0);
+  STORED(&late_x, g, "x", 0);
+  EFFECT(&a, g, "a", formula_destroys_b, &s);
+  memset(&late_b, 0, sizeof late_b);
+  late_b.formula = formula_copy;
+  late_b.in[0] = &s;
+  CHECK_EQ(sg_effect_new(g, &(sg_node_info){.name = "b"}, cell_effect, &late_b,
+                         write_x_on_destroy, &late_b.node), SG_OK);
+  EFFECT(&late_c, g, "c", formula_copy, &late_x);
+  SET(&s, 1); /* a destroys b; b's destroy callback writes x = 1 */
+  CHECK_EQ(late_x.value, 1);
+  CHECK_EQ(late_c.value, 1);
+  CHECK_EQ(late_c.runs, 2);
+  SET(&late_x, 5); /* and c still hears of later writes */
+  CHECK_EQ(late_c.value, 5);
+  CHECK_EQ(late_c.runs, 3);
+  DESTROY(&late_c);
+  DESTROY(&a);
+  DESTROY(&late_x);
+  DESTROY(&s);
+  GRAPH_FREE(g);
+}
+
 /* -------------------------------------- owners first, across threads */
 
 /* parent reads q and s; while s == 0 its run keeps one child effect that
