@@ -118,12 +118,11 @@
  *
  *   Functions that can fail return an int: SG_OK (0) on success, a
  *   negative SG_E* code on failure (see SG_ERRORS; sg_strerror() turns a
- *   code into text). Results come back through
- *   out-parameters, which are written only on success — with one exception,
- *   stated there: sg_effect_new() sets *out also when it answers
- *   SG_ECALLBACK or SG_ECYCLE, since the effect exists then and the caller
- *   must destroy it. No function returns
- *   a value that could also mean "error". Memory: SG_ENOMEM is returned
+ *   code into text). Results come back through out-parameters, which are
+ *   written only on success — with one exception, stated there:
+ *   sg_effect_new() sets *out also when it answers SG_ECALLBACK or
+ *   SG_ECYCLE, since the effect exists then and the caller must destroy it.
+ *   No function returns a value that could also mean "error". Memory: SG_ENOMEM is returned
  *   where listed (creating graphs, nodes, snapshots, names); anywhere else
  *   an allocation failure inside the library aborts the process, as GLib
  *   does.
@@ -372,9 +371,9 @@ int sg_read_unchecked(sg_node *node);
  * with SG_ECYCLE (it would run again for its own write, without end):
  * nothing is marked, and sg_last_cycle() says "c (file:line) writes s
  * (file:line), which it reads" (adding " through d (file:line)" for the
- * nodes in between) — put your old value back. Marks dependents and, when this is the thread's outermost
- * operation (not inside a batch or a callback), runs the effects it reached
- * before returning. Any thread, also inside callbacks (the effects then run
+ * nodes in between) — put your old value back. Marks dependents and, when
+ * this is the thread's outermost operation (not inside a batch or a
+ * callback), runs the effects it reached before returning. Any thread, also inside callbacks (the effects then run
  * when the outermost operation ends).
  * Errors: SG_EINVAL, SG_ESTALE, SG_EKIND (a computed or effect node: their
  * values come from their callbacks), SG_ECYCLE (see above, and effect loops
