@@ -131,6 +131,8 @@ typedef struct world {
   atomic_int handle_gone; /* its destroy has returned */
   atomic_int destroy_started;
   int destroy_rc;
+  bool has_child;
+  atomic_int child_saw_nonzero;
 } world;
 
 /* Binding code has steps of its own between the core's: a value is stored
@@ -405,6 +407,47 @@ static void visited_check(world *w) {
   DESTROY(&w->s);
 }
 
+/* Owners first, whichever thread runs the owner: parent (reading q and s)
+ * keeps a child effect reading s while s == 0 and destroys it when s != 0.
+ * One thread writes q (running parent there), the other s: the child never
+ * runs with s != 0, and once both writes are done the child is gone. */
+static world *owner_world; /* for the formulas: one schedule at a time */
+
+static int formula_child(cell *self) {
+  int v = IN(self, 0);
+  if (v != 0) owner_world->child_saw_nonzero++;
+  return v;
+}
+static int formula_parent(cell *self) {
+  world *w = owner_world;
+  (void)IN(self, 0); /* q */
+  int s = IN(self, 1);
+  if (s == 0 && !w->has_child) {
+    EFFECT(&w->c, w->g, "child", formula_child, &w->s);
+    w->has_child = true;
+  } else if (s != 0 && w->has_child) {
+    DESTROY(&w->c);
+    w->has_child = false;
+  }
+  return s;
+}
+static void owner_setup(world *w) {
+  owner_world = w;
+  STORED(&w->s, w->g, "s", 0);
+  STORED(&w->a, w->g, "q", 0);
+  EFFECT(&w->b, w->g, "parent", formula_parent, &w->a, &w->s);
+}
+static void write_q(void *p) { SET(&((world *)p)->a, 1); }
+static void write_s(void *p) { SET(&((world *)p)->s, 1); }
+static void owner_check(world *w) {
+  CHECK_EQ(w->child_saw_nonzero, 0);
+  CHECK(!w->has_child);
+  CHECK_EQ(w->c.destroyed, 1);
+  DESTROY(&w->b);
+  DESTROY(&w->a);
+  DESTROY(&w->s);
+}
+
 static const scenario scenarios[] = {
   {"write vs read", chain_setup, {write_twice, read_b}, chain_check},
   {"write vs destroy vs read", chain_setup, {write_twice, destroy_a, read_b_any},
@@ -420,6 +463,7 @@ static const scenario scenarios[] = {
   {"creation vs a stale handle", stale_slot_setup, {create_in_stale_slot, destroy_through_stale_handle},
    stale_slot_check},
   {"two visitors vs destroy", visited_setup, {read_b_destroying, visit_all, visit_all}, visited_check},
+  {"owner elsewhere vs its child", owner_setup, {write_q, write_s}, owner_check},
 };
 enum { SCENARIOS = sizeof scenarios / sizeof scenarios[0] };
 
