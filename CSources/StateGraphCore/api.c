@@ -249,6 +249,7 @@ int sg_changed(sg_node *n) {
  * runs, and of running ones so far) for a computed running on this thread;
  * only writes made inside a running compute pay for the search. */
 static bool written_by_its_reader(sg_thread *t, sg_node *n) {
+  if (!n->dependents_head) return false; /* nobody reads it: nothing to search */
   bool computing = false;
   for (sg_frame *f = t->frame; f && !computing; f = f->parent)
     computing = f->node->kind == SG_COMPUTED && f->node->graph == n->graph;
