@@ -8,6 +8,7 @@
 #   make check            quick tests: the C tests and `swift test` (a few minutes)
 #   make test             every test below, as CI runs it (20+ minutes); installs what
 #                         each needs when it is missing
+#     test-layers         the core's files call only downward (sg_internal.h's list)
 #     test-c              C tests (Tests/CoreTests)
 #     test-c-asan         the same under ASan + UBSan
 #     test-c-valgrind     the same under valgrind memcheck
@@ -102,7 +103,7 @@ deps-graphviz:
 	@command -v dot >/dev/null || $(call apt_install,graphviz) 2>/dev/null || \
 	  echo "graphviz not installed: the demo will write the DOT file only"
 
-.PHONY: core swift demo check test test-c test-c-asan test-c-valgrind test-c-tsan test-swift \
+.PHONY: core swift demo check test test-layers test-c test-c-asan test-c-valgrind test-c-tsan test-swift \
         test-tsan interleave test-interleave bench test-bench install uninstall clean
 
 core: glib-check $(STATIC) $(SHARED)
@@ -154,7 +155,7 @@ $(BUILD)/core-tests: $(TEST_DEPS) | $(BUILD)/obj
 $(BUILD)/core-tests-asan: $(TEST_DEPS) | $(BUILD)/asan
 	$(CC) $(WARN) $(ASAN_FLAGS) $(TEST_CORE) $(C_TESTS) $(CORE_SRC) $(GLIB_LIBS) -lpthread -o $@
 
-$(BUILD)/core-tests-tsan: $(TEST_DEPS)
+$(BUILD)/core-tests-tsan: $(TEST_DEPS) | $(BUILD)/obj
 	$(CC) $(WARN) $(TSAN_FLAGS) $(TEST_CORE) $(C_TESTS) $(CORE_SRC) $(GLIB_LIBS) -lpthread -o $@
 
 # GLib's slice allocator is invisible to TSan: use plain malloc under it.
@@ -173,6 +174,10 @@ interleave: deps-glib $(BUILD)/interleave
 
 test-interleave: deps-glib $(BUILD)/interleave
 	ASAN_OPTIONS=detect_leaks=1 $(BUILD)/interleave 2000
+
+# The core's files call only their own layer and those listed above it in sg_internal.h.
+test-layers: core
+	Tests/CoreTests/check-layers.sh $(BUILD)/obj $(CORE)
 
 test-c: deps-glib core $(BUILD)/core-tests
 	$(BUILD)/core-tests
@@ -193,7 +198,7 @@ test-tsan: deps-glib
 # The quick loop while working on a change.
 check: test-c test-swift
 
-test: test-c test-c-asan test-c-valgrind test-c-tsan test-interleave test-examples test-install \
+test: test-layers test-c test-c-asan test-c-valgrind test-c-tsan test-interleave test-examples test-install \
       test-swift test-docs test-consumer test-swift-syntax-range test-leaks test-tsan test-bench \
       test-fuzz
 

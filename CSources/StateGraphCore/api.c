@@ -1,6 +1,7 @@
 /*
- * api.c — the public entry points for creating, reading, writing and
- * destroying nodes. Each checked one validates its arguments at the door
+ * api.c — the public entry points: graphs, nodes, reads, writes, batches,
+ * untracked sections and the binding calls (introspection, snapshots, DOT
+ * and tracing keep theirs in their own files). Each checked one validates its arguments at the door
  * (sg__enter: NULL, stale) and pins the node for the length of the call, so
  * a destroy on another thread cannot free it underneath; then it trusts the
  * internal functions, which assume valid, live handles. The *_unchecked
@@ -27,23 +28,45 @@ const char *sg_strerror(int code) {
   }
 }
 
+/* ---------------------------------------------------------------- graphs */
+
+sg_graph *sg_graph_new(void) { return sg__graph_new(); }
+
+int sg_graph_free(sg_graph *g) {
+  if (!g) return SG_EINVAL;
+  if (!sg__registry_has_graph(g)) return SG_ESTALE;
+  sg__graph_lock(g);
+  /* A destroyed node may still sit in some thread's effect queue (a batch
+   * not ended yet): freeing now would leave that queue a dangling graph. */
+  if (g->live > 0 || g->allocated > 0) {
+    sg__graph_unlock(g);
+    return SG_EBUSY;
+  }
+  sg__registry_remove_graph(g); /* from here on the handle is stale */
+  sg__graph_unlock(g);          /* frees what the graveyard still holds */
+  sg__graph_retire(g);
+  return SG_OK;
+}
+
 /* ------------------------------------------------------------- creation */
 
+/* A node is reachable through the door only once it is whole: a checked
+ * call through a stale handle may find its slot at any moment (the slot of
+ * a destroyed node is handed out again), so the first reference is
+ * published last, under the graph lock, after the callbacks are set and the
+ * node is in the live list (docs/core-protocol.md, "Lifetime"). */
 static int create(sg_graph *g, sg_kind kind, const sg_node_info *info, sg_callback cb,
                   void *ctx, sg_destroy destroy, sg_node **out) {
   if (!g || !out || (kind != SG_STORED && !cb)) return SG_EINVAL;
+  if (!sg__registry_has_graph(g)) return SG_ESTALE;
   sg_node *n = sg__node_new(g, kind, info);
   if (!n) return SG_ENOMEM;
-  if (!sg__registry_add_node(n)) { /* a freed graph */
-    sg__name_free(n->name); /* never renamed yet */
-    sg__node_free(n);
-    return SG_ESTALE;
-  }
   n->callback = cb;
   n->context = ctx;
   n->destroy = destroy;
   sg_thread *t = sg__thread();
-  sg__lock(&g->lock);
+  sg__point("create: before the graph lock");
+  sg__graph_lock(g);
   /* An effect made by another effect's run belongs to it: it runs after it
    * when one change reaches both (schedule.c). */
   sg_node *running = t->frame ? t->frame->node : NULL;
@@ -54,7 +77,8 @@ static int create(sg_graph *g, sg_kind kind, const sg_node_info *info, sg_callba
   g->live++;
   g->allocated++;
   sg__live_insert(n);
-  pthread_mutex_unlock(&g->lock);
+  sg__registry_publish_node(n);
+  sg__graph_unlock(g);
   *out = n;
   return SG_OK;
 }
@@ -74,10 +98,10 @@ int sg_effect_new(sg_graph *g, const sg_node_info *info, sg_callback run, void *
   if (rc < 0) return rc;
   sg_thread *t = sg__thread();
   sg_trace *trace = t->trace;
-  sg__lock(&g->lock);
+  sg__graph_lock(g);
   int span = trace ? sg__trace_open(trace, SG_TRACE_CREATE, *out) : -1;
   rc = sg__refresh(t, *out);
-  sg__unlock(g);
+  sg__graph_unlock(g);
   int flushed = sg__flush_if_outermost(t);
   if (trace) sg__trace_close(trace, span);
   return rc < 0 ? SG_ECALLBACK : flushed;
@@ -90,14 +114,14 @@ int sg_node_destroy(sg_node *n) {
   sg_thread *t = sg__thread();
   sg_trace *trace = t->trace;
   int span = -1;
-  sg__lock(&g->lock);
-  rc = G_UNLIKELY(n->visitors) ? sg__wait_for_visitors(t, n) : SG_OK;
+  sg__graph_lock(g);
+  rc = G_UNLIKELY(n->visits != NULL) ? sg__wait_for_visitors(t, n) : SG_OK;
   if (rc == SG_OK && n->destroyed) rc = SG_ESTALE; /* lost a race with another destroy */
   if (rc == SG_OK) {
     if (trace) span = sg__trace_open(trace, SG_TRACE_DESTROY, n);
     sg__destroy_locked(n);
   }
-  sg__unlock(g);
+  sg__graph_unlock(g);
   sg__flush_if_outermost(t);
   if (span >= 0) sg__trace_close(trace, span);
   sg__unpin(n); /* usually the last reference: the destroy callback runs here */
@@ -113,7 +137,7 @@ static void arm_locked(sg_node *n);
  * read that finds n stale is a READ root. */
 SG_INLINE int read_node(sg_thread *t, sg_node *n, bool arm, sg_trace *trace) {
   sg_graph *g = n->graph;
-  sg__lock(&g->lock);
+  sg__graph_lock(g);
   int rc = SG_OK, span = -1;
   if (n->destroyed) {
     rc = SG_ESTALE;
@@ -127,7 +151,7 @@ SG_INLINE int read_node(sg_thread *t, sg_node *n, bool arm, sg_trace *trace) {
   if (rc == SG_OK && n->destroyed) rc = SG_ESTALE;
   if (rc == SG_OK && arm && !SG_PEEK(n->armed)) arm_locked(n);
   else if (rc == SG_OK && !arm) rc = sg__track(t, n);
-  sg__unlock(g);
+  sg__graph_unlock(g);
   sg__flush_if_outermost(t); /* effects reached by writes inside callbacks */
   if (trace && span >= 0) sg__trace_close(trace, span);
   return rc;
@@ -218,41 +242,66 @@ int sg_changed(sg_node *n) {
   return rc;
 }
 
-/* A computation that writes a node it depends on would run again for its
- * own write, without end: refused as a cycle. Under the lock; n is written
- * from inside a callback. */
+/* A computation that writes a node it depends on, directly or through
+ * other nodes, would run again for its own write, without end: refused as
+ * a cycle (docs/core-protocol.md, "Effects"). Under the lock; n is written
+ * from inside a callback. Searches n's dependents (the links of their last
+ * runs, and of running ones so far) for a computed running on this thread;
+ * only writes made inside a running compute pay for the search. */
 static bool written_by_its_reader(sg_thread *t, sg_node *n) {
-  for (sg_frame *f = t->frame; f; f = f->parent) {
-    sg_node *c = f->node;
-    if (c->kind != SG_COMPUTED || c->graph != n->graph) continue;
-    for (sg_link *l = n->dependents_head; l; l = l->next_dependent) {
-      if (l->target != c) continue;
-      GString *cycle = t->last_cycle;
-      g_string_truncate(cycle, 0);
-      g_string_append_printf(cycle, "%s", SG_PEEK(c->name)[0] ? SG_PEEK(c->name) : "(unnamed)");
-      if (c->file[0]) g_string_append_printf(cycle, " (%s:%d)", c->file, c->line);
-      g_string_append_printf(cycle, " writes %s", SG_PEEK(n->name)[0] ? SG_PEEK(n->name) : "(unnamed)");
-      if (n->file[0]) g_string_append_printf(cycle, " (%s:%d)", n->file, n->line);
-      g_string_append(cycle, ", which it reads");
-      return true;
+  if (!n->dependents_head) return false; /* nobody reads it: nothing to search */
+  bool computing = false;
+  for (sg_frame *f = t->frame; f && !computing; f = f->parent)
+    computing = f->node->kind == SG_COMPUTED && f->node->graph == n->graph;
+  if (!computing) return false;
+  GHashTable *reached_from = g_hash_table_new(g_direct_hash, g_direct_equal);
+  GPtrArray *todo = g_ptr_array_new();
+  g_ptr_array_add(todo, n);
+  sg_node *reader = NULL;
+  for (guint i = 0; i < todo->len && !reader; i++) {
+    sg_node *x = todo->pdata[i];
+    for (sg_link *l = x->dependents_head; l && !reader; l = l->next_dependent) {
+      sg_node *y = l->target;
+      if (y == n || g_hash_table_contains(reached_from, y)) continue;
+      g_hash_table_insert(reached_from, y, x);
+      if (y->kind == SG_COMPUTED && y->running && y->owner == t) reader = y;
+      else g_ptr_array_add(todo, y);
     }
   }
-  return false;
+  if (reader) { /* "c (f:1) writes s (f:2), which it reads through d (f:3)" */
+    GString *cycle = t->last_cycle;
+    g_string_truncate(cycle, 0);
+    sg__append_node_label(cycle, reader);
+    g_string_append(cycle, " writes ");
+    sg__append_node_label(cycle, n);
+    g_string_append(cycle, ", which it reads");
+    const char *joint = " through ";
+    for (sg_node *x = g_hash_table_lookup(reached_from, reader); x != n;
+         x = g_hash_table_lookup(reached_from, x)) {
+      g_string_append(cycle, joint);
+      sg__append_node_label(cycle, x);
+      joint = ", ";
+    }
+  }
+  g_ptr_array_free(todo, TRUE);
+  g_hash_table_destroy(reached_from);
+  return reader != NULL;
 }
 
+/* Moves marking: version, state (docs/core-protocol.md, "A node's states"). */
 SG_INLINE int write_node(sg_thread *t, sg_node *n, sg_trace *trace) {
   sg_graph *g = n->graph;
-  sg__lock(&g->lock);
+  sg__graph_lock(g);
   int refused = n->destroyed ? SG_ESTALE
               : G_UNLIKELY(t->frame && written_by_its_reader(t, n)) ? SG_ECYCLE : SG_OK;
   if (refused) {
-    pthread_mutex_unlock(&g->lock);
+    sg__graph_unlock(g);
     return refused;
   }
   int span = trace ? sg__trace_open(trace, SG_TRACE_WRITE, n) : -1;
   SG_PUBLISH(n->version, ++n->last_version); /* never one it had before a rollback */
   sg__mark_dependents(n, SG_DIRTY);
-  sg__unlock(g);
+  sg__graph_unlock(g);
   int rc = sg__flush_if_outermost(t);
   if (trace) sg__trace_close(trace, span);
   return rc;
@@ -272,9 +321,9 @@ int sg_node_set_watcher(sg_node *n, sg_callback watcher) {
   int rc = sg__enter(n);
   if (rc < 0) return rc;
   if (n->kind == SG_COMPUTED) {
-    sg__lock(&n->graph->lock);
+    sg__graph_lock(n->graph);
     n->watcher = watcher;
-    pthread_mutex_unlock(&n->graph->lock);
+    sg__graph_unlock(n->graph);
   } else {
     rc = SG_EKIND;
   }
@@ -292,6 +341,7 @@ int sg_node_arm(sg_node *n) {
 
 /* Under the lock. A node that is already stale when armed was changed by a
  * write that marking will not repeat: queue its notice now. */
+/* Moves armed, armed_version (docs/core-protocol.md, "What is shared, and what guards it"). */
 static void arm_locked(sg_node *n) {
   if (!n->watcher || n->destroyed) return;
   n->armed_version = n->version;
@@ -301,9 +351,9 @@ static void arm_locked(sg_node *n) {
 
 int sg_node_arm_unchecked(sg_node *n) {
   if (SG_PEEK(n->armed)) return SG_OK; /* the common case: no lock */
-  sg__lock(&n->graph->lock);
+  sg__graph_lock(n->graph);
   arm_locked(n);
-  sg__unlock(n->graph);
+  sg__graph_unlock(n->graph);
   sg__flush_if_outermost(sg__thread());
   return SG_OK;
 }
@@ -319,9 +369,9 @@ int sg_read_arm_unchecked(sg_node *n) {
 /* ---------------------------------------------------------- transactions */
 
 uint64_t sg_node_version_unchecked(sg_node *n) {
-  sg__lock(&n->graph->lock);
+  sg__graph_lock(n->graph);
   uint64_t v = n->version;
-  pthread_mutex_unlock(&n->graph->lock);
+  sg__graph_unlock(n->graph);
   return v;
 }
 
@@ -334,6 +384,7 @@ int sg_node_version(sg_node *n, uint64_t *version) {
   return SG_OK;
 }
 
+/* Moves rollback: version, state (docs/core-protocol.md, "A node's states"). */
 static int rollback_locked(sg_node *n, uint64_t version) {
   if (n->destroyed) return SG_ESTALE;
   /* Versions are handed out in order (0 is every node's first), so one
@@ -369,10 +420,10 @@ int sg_rollback(sg_node *n, uint64_t version) {
     sg_graph *g = n->graph;
     sg_thread *t = sg__thread();
     sg_trace *trace = t->trace;
-    sg__lock(&g->lock);
+    sg__graph_lock(g);
     int span = trace && !n->destroyed ? sg__trace_open(trace, SG_TRACE_ROLLBACK, n) : -1;
     rc = rollback_locked(n, version);
-    sg__unlock(g);
+    sg__graph_unlock(g);
     sg__flush_if_outermost(t);
     if (span >= 0) sg__trace_close(trace, span);
   }
@@ -384,12 +435,12 @@ int sg_rollback(sg_node *n, uint64_t version) {
  * without a hold is told from one with (sg_node_release). */
 int sg_node_hold(sg_node *n) {
   int rc = sg__enter(n);
-  if (rc == SG_OK) g_atomic_int_inc(&n->holds);
+  if (rc == SG_OK) SG_ATOMIC_ADD(n->holds, 1);
   return rc;
 }
 
 void sg_node_hold_unchecked(sg_node *n) {
-  g_atomic_int_inc(&n->holds);
+  SG_ATOMIC_ADD(n->holds, 1);
   sg__ref(n);
 }
 
@@ -401,6 +452,75 @@ int sg_node_release(sg_node *n) {
 }
 
 void sg_node_release_unchecked(sg_node *n) {
-  g_atomic_int_add(&n->holds, -1);
+  SG_ATOMIC_ADD(n->holds, -1);
   sg__unpin(n);
+}
+
+/* --------------------------------------------------------------- batches */
+
+void sg_batch_begin(void) { sg__thread()->batch_depth++; }
+
+int sg_batch_end(void) {
+  sg_thread *t = sg__thread();
+  if (t->batch_depth == 0) return SG_EBATCH;
+  t->batch_depth--;
+  sg_trace *trace = t->trace;
+  /* Traced, the effects the batch's writes reached run under their own root. */
+  bool rooted = trace && t->batch_depth == 0 && !t->frame && !t->flushing && t->queue.len;
+  int span = rooted ? sg__trace_open(trace, SG_TRACE_BATCH_END, NULL) : -1;
+  int rc = sg__flush_if_outermost(t);
+  if (rooted) sg__trace_close(trace, span);
+  return rc;
+}
+
+int sg_batch_depth(void) { return sg__thread()->batch_depth; }
+
+/* ------------------------------------------------ untracked sections */
+
+void sg_untracked_begin(void) {
+  sg_thread *t = sg__thread();
+  if (t->frame) t->frame->untracked++;
+  else t->untracked_outside++;
+}
+
+int sg_untracked_end(void) {
+  sg_thread *t = sg__thread();
+  int *depth = t->frame ? &t->frame->untracked : &t->untracked_outside;
+  if (*depth == 0) return SG_EUNTRACKED;
+  (*depth)--;
+  return SG_OK;
+}
+
+sg_node *sg_current(void) {
+  sg_thread *t = sg__current;
+  return t && t->frame ? t->frame->node : NULL;
+}
+
+const char *sg_last_cycle(void) { return sg__thread()->last_cycle->str; }
+
+/* ------------------------------------------------- for language bindings */
+
+/* The slot and its destructor live with the thread state (tracking.c). */
+void **sg_binding_slot(void) { return &sg__thread()->binding_slot; }
+
+void sg_binding_slot_set_destructor(void (*destroy)(void *value)) {
+  sg__binding_slot_set_destructor(destroy);
+}
+
+/* -------------------------------------------------------- stored contexts */
+
+void sg_stored_set_context_unchecked(sg_node *n, void *context) {
+  /* Under the lock: a snapshot on another thread may be reading it. */
+  sg__graph_lock(n->graph);
+  n->context = context;
+  sg__graph_unlock(n->graph);
+}
+
+int sg_stored_set_context(sg_node *n, void *context) {
+  int rc = sg__enter(n);
+  if (rc < 0) return rc;
+  if (n->kind == SG_STORED) sg_stored_set_context_unchecked(n, context);
+  else rc = SG_EKIND;
+  sg__unpin(n);
+  return rc;
 }

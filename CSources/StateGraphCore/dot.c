@@ -40,7 +40,7 @@ static const char *state_name(sg_state state) {
 
 /* name \n = value \n kind, state, runs \n file:line */
 static void put_label(FILE *out, const sg_snapshot_entry *e) {
-  put_escaped(out, e->name[0] ? e->name : "(unnamed)", 0);
+  put_escaped(out, sg__display_name(e->name), 0);
   if (e->value) {
     fputs("\\n= ", out);
     put_escaped(out, e->value, VALUE_MAX_CHARS);

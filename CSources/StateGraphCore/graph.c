@@ -5,7 +5,7 @@
  * (a link from a dependent that another thread is verifying, a pending-effect
  * queue, a thread's claim). `refs` counts those holders but claims, which
  * are checked at burial instead (sg__bury); the last unref puts the node on
- * its graph's graveyard, and sg__unlock() frees the graveyard after dropping
+ * its graph's graveyard, and sg__graph_unlock() frees the graveyard after dropping
  * the lock, so destroy callbacks never run under the lock.
  */
 #include "sg_internal.h"
@@ -15,7 +15,7 @@
 
 /* ---------------------------------------------------------------- graph */
 
-sg_graph *sg_graph_new(void) {
+sg_graph *sg__graph_new(void) {
   sg_graph *g = g_try_new0(sg_graph, 1);
   if (!g) return NULL;
   pthread_mutex_init(&g->lock, NULL);
@@ -36,21 +36,12 @@ static void retire(sg_graph *g) {
   sg__lock(&retired_lock);
   g->retired_next = retired;
   retired = g;
-  pthread_mutex_unlock(&retired_lock);
+  sg__unlock(&retired_lock);
 }
 
-int sg_graph_free(sg_graph *g) {
-  if (!g) return SG_EINVAL;
-  if (!sg__registry_has_graph(g)) return SG_ESTALE;
-  sg__lock(&g->lock);
-  /* A destroyed node may still sit in some thread's effect queue (a batch
-   * not ended yet): freeing now would leave that queue a dangling graph. */
-  if (g->live > 0 || g->allocated > 0) {
-    pthread_mutex_unlock(&g->lock);
-    return SG_EBUSY;
-  }
-  sg__registry_remove_graph(g); /* from here on the handle is stale */
-  sg__unlock(g);                 /* frees what the graveyard still holds */
+/* A graph no handle reaches any more (no longer registered, its graveyard
+ * freed): its memory goes, but for the struct itself, which is retired. */
+void sg__graph_retire(sg_graph *g) {
   while (g->link_pool) {
     sg_link *next = g->link_pool->next_source;
     free(g->link_pool);
@@ -60,7 +51,6 @@ int sg_graph_free(sg_graph *g) {
   pthread_cond_destroy(&g->released);
   pthread_mutex_destroy(&g->lock);
   retire(g);
-  return SG_OK;
 }
 
 void sg__vec_grow(void **at, uint32_t *cap, size_t item_size) {
@@ -77,7 +67,7 @@ static const char *intern(const char *file) {
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   sg__lock(&lock);
   const char *interned = g_intern_string(file);
-  pthread_mutex_unlock(&lock);
+  sg__unlock(&lock);
   return interned;
 }
 
@@ -112,17 +102,18 @@ void sg__live_remove(sg_node *n) {
   n->live_prev = n->live_next = NULL;
 }
 
-void sg__ref(sg_node *n) { g_atomic_int_inc(&n->refs); }
+void sg__ref(sg_node *n) { SG_ATOMIC_ADD(n->refs, 1); }
 
 /* Under the lock, by whoever dropped the last reference: the node's memory
- * is freed by the next sg__unlock. A claimed node is still in use by its
+ * is freed by the next sg__graph_unlock. A claimed node is still in use by its
  * owner (claims hold no reference: two atomic operations per node of every
- * refresh); it is marked orphaned and its owner buries it on release. The
+ * refresh); it is marked SG_RELEASE_BURY and its owner buries it on release. The
  * decision is made once, by the one thread whose decrement reached zero,
  * and handed over under the lock: nobody else buries a node. */
+/* Moves the last-reference decision (docs/core-protocol.md, "Lifetime: who frees a node"). */
 void sg__bury(sg_node *n) {
   if (n->owner) {
-    n->orphaned = true;
+    n->on_release |= SG_RELEASE_BURY;
     return;
   }
   if (n->parent) { /* the effect that created it: same graph, same lock */
@@ -136,11 +127,12 @@ void sg__bury(sg_node *n) {
 }
 
 void sg__unref(sg_node *n) {
-  if (g_atomic_int_dec_and_test(&n->refs)) sg__bury(n);
+  if (SG_ATOMIC_ADD(n->refs, -1) == 0) sg__bury(n);
 }
 
 /* Only with a reference are `destroyed` and the id looked at: without, the
  * slot may be freed (and poisoned, under ASan) between two reads. */
+/* Moves the door: the pin (docs/core-protocol.md, "Lifetime: who frees a node"). */
 bool sg__pin(sg_node *n, uint64_t id) {
   if (!sg__registry_ref_slot(n)) return false;
   if ((id == 0 || SG_PEEK(n->id) == id) && !SG_PEEK(n->destroyed)) return true;
@@ -150,17 +142,20 @@ bool sg__pin(sg_node *n, uint64_t id) {
 
 /* The reference that reaches zero is the only one left, so deciding with the
  * atomic alone is safe; the lock is needed only to bury. */
+/* Moves the last-reference decision (docs/core-protocol.md, "Lifetime: who frees a node"). */
 void sg__unpin(sg_node *n) {
   sg__point("unpin");
-  if (!g_atomic_int_dec_and_test(&n->refs)) return;
+  if (SG_ATOMIC_ADD(n->refs, -1) != 0) return;
   sg__point("unpin: last reference, before the lock");
   sg_graph *g = n->graph;
-  sg__lock(&g->lock);
+  sg__graph_lock(g);
   sg__bury(n);
-  sg__unlock(g);
+  sg__graph_unlock(g);
 }
 
-void sg__unlock(sg_graph *g) {
+/* sg__graph_unlock when nodes were buried under the lock: they are freed,
+ * and their destroy callbacks run, once it is let go. */
+void sg__graph_unlock_freeing(sg_graph *g) {
   sg_node *dead = g->graveyard;
   g->graveyard = NULL;
   pthread_mutex_unlock(&g->lock);

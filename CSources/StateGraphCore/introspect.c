@@ -49,9 +49,9 @@ int sg_node_describe(sg_node *n, sg_node_description *out) {
   if (!out) return SG_EINVAL;
   int rc = sg__enter(n);
   if (rc < 0) return rc;
-  sg__lock(&n->graph->lock);
+  sg__graph_lock(n->graph);
   sg__describe_locked(n, out);
-  pthread_mutex_unlock(&n->graph->lock);
+  sg__graph_unlock(n->graph);
   sg__unpin(n);
   return SG_OK;
 }
@@ -64,7 +64,7 @@ static int list_edges(sg_node *n, enum direction dir, sg_node **out, size_t max,
   if (!count || (max > 0 && !out)) return SG_EINVAL;
   int rc = sg__enter(n);
   if (rc < 0) return rc;
-  sg__lock(&n->graph->lock);
+  sg__graph_lock(n->graph);
   size_t i = 0;
   const sg_link *l = dir == SOURCES ? n->sources_head : n->dependents_head;
   for (; l; l = dir == SOURCES ? l->next_source : l->next_dependent) {
@@ -73,7 +73,7 @@ static int list_edges(sg_node *n, enum direction dir, sg_node **out, size_t max,
     if (i < max) out[i] = other;
     i++;
   }
-  pthread_mutex_unlock(&n->graph->lock);
+  sg__graph_unlock(n->graph);
   sg__unpin(n);
   *count = i;
   return SG_OK;
@@ -94,19 +94,33 @@ int sg_node_check(sg_node *n, uint64_t id) {
   return SG_OK;
 }
 
+void sg_node_memory(size_t *in_use, size_t *reserved) {
+  size_t used, all;
+  sg__registry_memory(&used, &all);
+  if (in_use) *in_use = used;
+  if (reserved) *reserved = all;
+}
+
 int sg_graph_node_count(sg_graph *g, size_t *count) {
   if (!g || !count) return SG_EINVAL;
   if (!sg__registry_has_graph(g)) return SG_ESTALE;
-  sg__lock(&g->lock);
+  sg__graph_lock(g);
   *count = g->live;
-  pthread_mutex_unlock(&g->lock);
+  sg__graph_unlock(g);
   return SG_OK;
 }
 
 int sg_node_set_name(sg_node *n, const char *name) {
   int rc = sg__enter(n);
   if (rc < 0) return rc;
-  rc = sg__rename(n, name ? name : "");
+  char *copy = sg__name_copy(name ? name : "");
+  if (copy) {
+    sg__graph_lock(n->graph);
+    sg__rename_locked(n, copy);
+    sg__graph_unlock(n->graph);
+  } else {
+    rc = SG_ENOMEM;
+  }
   sg__unpin(n);
   return rc;
 }

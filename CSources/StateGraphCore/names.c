@@ -42,16 +42,30 @@ void sg__names_free(sg_node *n) {
 
 /* Allocated before the lock; linked to the old name under it, where
  * readers (descriptions, snapshots, traces, cycle reports) look. */
-int sg__rename(sg_node *n, const char *name) {
+char *sg__name_copy(const char *name) {
   size_t size = strlen(name) + 1;
   name_block *b = g_try_malloc(sizeof *b + size);
-  if (!b) return SG_ENOMEM;
+  if (!b) return NULL;
   memcpy(b->text, name, size);
-  sg__lock(&n->graph->lock);
+  return b->text;
+}
+
+/* Moves name (docs/core-protocol.md, "What is shared, and what guards it"). */
+void sg__rename_locked(sg_node *n, char *copy) {
+  name_block *b = block_of(copy);
   b->previous = n->name;
   b->previous_is_block = n->renamed;
   SG_PUBLISH(n->name, b->text);
   n->renamed = true;
-  pthread_mutex_unlock(&n->graph->lock);
-  return SG_OK;
+}
+
+/* The one form in which nodes are named in reports: "name (file:line)",
+ * "(unnamed)" for no name, the place only when a file was given. */
+const char *sg__display_name(const char *name) {
+  return name && name[0] ? name : "(unnamed)";
+}
+
+void sg__append_label(GString *out, const char *name, const char *file, int line) {
+  g_string_append(out, sg__display_name(name));
+  if (file && file[0]) g_string_append_printf(out, " (%s:%d)", file, line);
 }

@@ -48,6 +48,7 @@ static inline bool written_by_own_run(const sg_node *t, const sg_thread *self) {
 /* A traced mark records the nodes it visits or whose state it raises; the
  * first ones under the open span (the write), the others under the node
  * whose dependents are being marked. */
+/* Moves marking: state, marks, must_run (docs/core-protocol.md, "A node's states"). */
 SG_INLINE void mark(sg_node *source, sg_state direct_state, sg_trace *trace) {
   sg_node_vec *stack = &source->graph->scratch;
   sg_thread *self = sg__current;
@@ -95,13 +96,23 @@ void sg__mark_dependents(sg_node *source, sg_state direct_state) {
 /* Queues n on the writing thread. An effect already queued by another
  * thread (pending in that thread's batch, say) is queued here too, so this
  * write does not wait for that batch; whichever thread comes second finds it
- * up to date and skips it. */
+ * up to date and skips it. An effect reached again while it waits in this
+ * thread's flush moves to the back, behind the effects that reached it:
+ * in a cascade it then runs once, after the last write that reaches it
+ * (docs/core-protocol.md, "Effects"). */
 void sg__enqueue(sg_node *n) {
   sg_thread *t = sg__thread();
-  if (n->queued_by == t || n->destroyed) return;
-  n->queued_by = t;
-  sg__ref(n);
-  SG_VEC_PUSH(t->queue, n);
+  if (n->destroyed) return;
+  if (n->queued_by == t) {
+    if (!t->flushing) return;
+    t->queue.at[n->queue_index].node = NULL; /* its reference moves along */
+  } else {
+    n->queued_by = t;
+    sg__ref(n);
+  }
+  n->queue_index = t->queue.len;
+  sg_queued entry = {n, t->flushing ? t->flush_cause : SG_NO_CAUSE};
+  SG_VEC_PUSH(t->queue, entry);
 }
 
 /* -------------------------------------------------------------- destroy */
@@ -120,6 +131,7 @@ static bool read_in_running_frame(sg_thread *t, sg_link *l) {
 /* Destroy under the lock. Dependents lose this source: they are marked DIRTY
  * and, unless another thread is walking their source lists right now, the
  * links go at once; otherwise that thread drops them at its next run. */
+/* Moves destroyed, links, the live reference (docs/core-protocol.md, "Lifetime: who frees a node"). */
 void sg__destroy_locked(sg_node *n) {
   sg_graph *g = n->graph;
   SG_PUBLISH(n->destroyed, true);
@@ -137,6 +149,7 @@ void sg__destroy_locked(sg_node *n) {
     if (!l->target->owner) sg__link_free(g, l);
   }
   if (!n->owner) sg__unlink_sources(n);
+  else n->on_release |= SG_RELEASE_UNLINK;
   sg__unref(n);
 }
 
@@ -190,15 +203,36 @@ SG_INLINE int claim(sg_thread *t, sg_node *n) {
   return broken ? SG_ECYCLE : RETRY;
 }
 
+/* What waited for the owner to let go: the sources of a node destroyed
+ * while we walked them, child effects a flush on another thread deferred
+ * until this run ended (they run on this thread now, after it: "owners
+ * first"), and the burial of a node whose last reference went while we
+ * owned it. */
+static __attribute__((noinline)) void finish_release(sg_node *n) {
+  uint8_t work = n->on_release;
+  n->on_release = 0;
+  if ((work & SG_RELEASE_UNLINK) && !n->sources_unlinked) sg__unlink_sources(n);
+  if (work & SG_RELEASE_CHILDREN) {
+    sg_node *child = n->deferred_children;
+    n->deferred_children = NULL;
+    while (child) {
+      sg_node *next = child->next_deferred;
+      child->next_deferred = NULL;
+      child->deferred = false;
+      sg__enqueue(child); /* skips a destroyed one */
+      sg__unref(child);
+      child = next;
+    }
+  }
+  if (work & SG_RELEASE_BURY) sg__bury(n);
+}
+
+/* Moves claims: owner; burial handed over (docs/core-protocol.md, "A node's states"). */
 SG_INLINE void release(sg_thread *t, sg_node *n) {
   t->claims.len = n->claim_index;
   SG_PUBLISH(n->owner, NULL);
-  if (n->destroyed && !n->sources_unlinked) sg__unlink_sources(n);
   if (n->graph->waiters) pthread_cond_broadcast(&n->graph->released);
-  if (n->orphaned) { /* its last reference went while we owned it */
-    n->orphaned = false;
-    sg__bury(n);
-  }
+  if (G_UNLIKELY(n->on_release)) finish_release(n);
 }
 
 /* --------------------------------------------------------------- run */
@@ -213,6 +247,7 @@ static sg_trace_result outcome(const sg_node *n, int rc) {
 /* Runs n's callback with the lock dropped. n is claimed by t. Traced, the
  * callback's own work (reads that refresh, writes) nests under n's UPDATE
  * event. */
+/* Moves run: state, running, version, has_run (docs/core-protocol.md, "A node's states"). */
 SG_INLINE int run(sg_thread *t, sg_node *n, sg_trace *trace, int event) {
   sg_graph *g = n->graph;
   sg_frame frame = {
@@ -220,11 +255,13 @@ SG_INLINE int run(sg_thread *t, sg_node *n, sg_trace *trace, int event) {
   SG_PUBLISH(n->state, SG_CLEAN); /* tentative: a write during the run marks it again */
   n->must_run = false;
   n->running = true;
+  /* The callback is user code: never under the lock. The unlock may run
+   * destroy callbacks of nodes buried meanwhile: before the frame is n's. */
+  sg__graph_unlock(g);
   t->frame = &frame;
   int outer = trace ? sg__trace_enter(trace, event) : -1;
-  pthread_mutex_unlock(&g->lock); /* the callback is user code: never under lock */
   int rc = sg__call_with_stack(t, n->callback, n, n->context);
-  sg__lock(&g->lock);
+  sg__graph_lock(g);
   n->running = false;
   if (trace) {
     sg__trace_leave(trace, outer);
@@ -251,6 +288,7 @@ SG_INLINE int run(sg_thread *t, sg_node *n, sg_trace *trace, int event) {
 /* Verifies a CHECK node from its cursor on. Returns the source to refresh
  * (or to wait for, when another thread owns it) first, or NULL when done: n
  * is then DIRTY, or still CHECK when nothing upstream changed. */
+/* Moves verify: state (docs/core-protocol.md, "A node's states"). */
 SG_INLINE sg_node *verify(sg_walk_entry *e) {
   sg_node *n = e->node;
   for (sg_link *l = e->cursor ? e->cursor : n->sources_head; l; l = l->next_source) {
@@ -278,6 +316,7 @@ static void abandon(sg_thread *t, uint32_t base) {
 /* Traced, every node it finds stale gets an UPDATE event, under the node
  * that needed it (the walk entry below) or, for the target, under the open
  * span; the outcome is filled in when it is known. */
+/* Moves claims, verify, run (docs/core-protocol.md, "A node's states"). */
 SG_INLINE int refresh(sg_thread *t, sg_node *target, sg_trace *trace) {
   uint32_t base = t->walk.len;
   sg_node *next = target;

@@ -82,6 +82,7 @@ static void poison_free_slot(char *slot) {
 /* Under slab_lock. Zeroed: the door may read any slot of it from now on.
  * Aligned by the allocator, so the chunk's address is the block's (leak
  * checkers see it reachable through `chunks`). */
+/* Moves the door: chunks (docs/core-protocol.md, "Lifetime: who frees a node"). */
 static bool add_chunk(void) {
   chunk_list *old = chunks;
   size_t count = old ? old->count : 0;
@@ -134,7 +135,7 @@ sg_node *sg__node_alloc(void) {
     fresh += SLOT;
   }
   if (n) slots_in_use++;
-  pthread_mutex_unlock(&slab_lock);
+  sg__unlock(&slab_lock);
   if (!n) return NULL;
   ASAN_UNPOISON_MEMORY_REGION(n, sizeof *n);
   /* Not the door fields: a stale handle's check may read them right now.
@@ -146,6 +147,7 @@ sg_node *sg__node_alloc(void) {
 
 /* The slot of a buried node, whose references and holds are gone. Poisoned
  * before the lock is dropped: from then on another thread may take it. */
+/* Moves the door: id cleared after the last reference (docs/core-protocol.md, "Lifetime: who frees a node"). */
 void sg__node_free(sg_node *n) {
   SG_PUBLISH(n->id, 0); /* no longer a handle */
   sg__lock(&slab_lock);
@@ -153,15 +155,15 @@ void sg__node_free(sg_node *n) {
   free_slots = n;
   slots_in_use--;
   poison_free_slot((char *)n);
-  pthread_mutex_unlock(&slab_lock);
+  sg__unlock(&slab_lock);
 }
 
-void sg_node_memory(size_t *in_use, size_t *reserved) {
+void sg__registry_memory(size_t *in_use, size_t *reserved) {
   sg__lock(&slab_lock);
   size_t used = slots_in_use, chunk_count = chunks ? chunks->count : 0;
-  pthread_mutex_unlock(&slab_lock);
-  if (in_use) *in_use = used * SLOT;
-  if (reserved) *reserved = chunk_count * (size_t)SLOT * SLOTS_PER_CHUNK;
+  sg__unlock(&slab_lock);
+  *in_use = used * SLOT;
+  *reserved = chunk_count * (size_t)SLOT * SLOTS_PER_CHUNK;
 }
 
 /* ------------------------------------------------------------------ door */
@@ -169,19 +171,18 @@ void sg_node_memory(size_t *in_use, size_t *reserved) {
 static pthread_mutex_t graphs_lock = PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *live_graphs; /* created on first use */
 
-bool sg__registry_add_node(sg_node *n) {
-  if (!sg__registry_has_graph(n->graph)) return false;
-  SG_PUBLISH(n->id, __atomic_add_fetch(&last_id, 1, __ATOMIC_RELAXED));
-  g_atomic_int_set(&n->refs, 1); /* the "live" reference: from here on, pinnable */
-  return true;
+/* Moves the door: id, the first reference (docs/core-protocol.md, "Lifetime: who frees a node"). */
+void sg__registry_publish_node(sg_node *n) {
+  SG_PUBLISH(n->id, SG_RELAXED_ADD(last_id, 1));
+  SG_ATOMIC_SET(n->refs, 1); /* the "live" reference: from here on, pinnable */
 }
 
 /* A reference taken only while another one exists: a node whose count is
  * already zero is on its way to the graveyard and must not be revived. */
 static bool ref_unless_zero(sg_node *n) {
-  gint refs = g_atomic_int_get(&n->refs);
+  gint refs = SG_ATOMIC_GET(n->refs);
   while (refs > 0)
-    if (g_atomic_int_compare_and_exchange_full(&n->refs, refs, refs + 1, &refs)) return true;
+    if (SG_ATOMIC_CAS(n->refs, &refs, refs + 1)) return true;
   return false;
 }
 
@@ -197,9 +198,9 @@ bool sg__registry_ref_slot(sg_node *n) {
 
 int sg__registry_unhold(sg_node *n) {
   if (!is_slot(n) || SG_PEEK(n->id) == 0) return SG_ESTALE; /* no node there */
-  gint holds = g_atomic_int_get(&n->holds);
+  gint holds = SG_ATOMIC_GET(n->holds);
   while (holds > 0)
-    if (g_atomic_int_compare_and_exchange_full(&n->holds, holds, holds - 1, &holds)) return SG_OK;
+    if (SG_ATOMIC_CAS(n->holds, &holds, holds - 1)) return SG_OK;
   return SG_ENOTHELD;
 }
 
@@ -207,18 +208,18 @@ void sg__registry_add_graph(sg_graph *g) {
   sg__lock(&graphs_lock);
   if (!live_graphs) live_graphs = g_hash_table_new(g_direct_hash, g_direct_equal);
   g_hash_table_add(live_graphs, g);
-  pthread_mutex_unlock(&graphs_lock);
+  sg__unlock(&graphs_lock);
 }
 
 bool sg__registry_has_graph(const sg_graph *g) {
   sg__lock(&graphs_lock);
   bool found = live_graphs && g_hash_table_contains(live_graphs, g);
-  pthread_mutex_unlock(&graphs_lock);
+  sg__unlock(&graphs_lock);
   return found;
 }
 
 void sg__registry_remove_graph(sg_graph *g) {
   sg__lock(&graphs_lock);
   g_hash_table_remove(live_graphs, g);
-  pthread_mutex_unlock(&graphs_lock);
+  sg__unlock(&graphs_lock);
 }

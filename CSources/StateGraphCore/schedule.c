@@ -1,5 +1,5 @@
 /*
- * schedule.c — effects and batches.
+ * schedule.c — running the effect queue: effects, watchers, loops.
  *
  * Marking queues the effects it reaches on the writing thread (each queued
  * effect holds a reference, so destroying it meanwhile is safe). The queue
@@ -16,6 +16,7 @@
 /* A watched computed reached by a write. It is not recomputed here (that
  * would make every watched node eager); the watcher hears "may have
  * changed", unless a read already brought the node up to date unchanged. */
+/* Moves armed (docs/core-protocol.md, "What is shared, and what guards it"). */
 static void notify_watcher(sg_thread *t, sg_node *n) {
   if (!SG_PEEK(n->armed)) return;
   /* Unchanged: stay armed. Disarming without a call would leave the watcher
@@ -30,117 +31,158 @@ static void notify_watcher(sg_thread *t, sg_node *n) {
   if (G_UNLIKELY(t->trace != NULL)) sg__trace_event(t->trace, SG_TRACE_WATCHER, n, -1);
   SG_PUBLISH(n->armed, false); /* under the lock, as arming is */
   /* The queue entry's reference keeps the context valid while it runs. */
-  pthread_mutex_unlock(&n->graph->lock); /* user code: never under lock */
+  sg__graph_unlock(n->graph); /* user code: never under lock */
   watcher(n, n->context);
-  sg__lock(&n->graph->lock);
+  sg__graph_lock(n->graph);
 }
 
-/* Effects that re-trigger each other stop after this many runs each in one
- * flush, with SG_ECYCLE: a loop of writes, not a hang. */
-#define SG_EFFECT_RUN_LIMIT 100
+/* A loop of effects ends after this many laps: an effect met this many
+ * times on its own chain of causes (see sg_queued) has re-triggered itself
+ * that often, which no cascade that settles does. */
+#define SG_EFFECT_LOOP_LIMIT 100
 
-/* The effects run between the previous run of queue entry i's effect and
- * now: the members of the loop it is caught in, "a -> b -> a". */
+/* How often effect e ran on the chain of causes that ends at entry `from`
+ * (each time is one lap of a loop through e). The entries' nodes stay
+ * allocated until the flush ends: their queue references are dropped last. */
+static uint32_t laps(const sg_thread *t, uint32_t from, const sg_node *e) {
+  uint32_t count = 0;
+  for (uint32_t j = from; j != SG_NO_CAUSE && count < SG_EFFECT_LOOP_LIMIT;
+       j = t->queue.at[j].cause)
+    count += t->queue.at[j].node == e;
+  return count;
+}
+
+/* The loop entry i's effect is caught in, in the order it ran, from the
+ * effect's previous run to this one: "a -> b -> a". */
 static void describe_loop(sg_thread *t, uint32_t i) {
+  sg_node *e = t->queue.at[i].node;
+  GPtrArray *members = g_ptr_array_new();
+  g_ptr_array_add(members, e);
+  for (uint32_t j = t->queue.at[i].cause; j != SG_NO_CAUSE; j = t->queue.at[j].cause) {
+    g_ptr_array_add(members, t->queue.at[j].node);
+    if (t->queue.at[j].node == e) break;
+  }
   GString *out = t->last_cycle;
-  sg_node *e = t->queue.at[i];
-  uint32_t from = i;
-  while (from > 0 && t->queue.at[from - 1] != e) from--;
   g_string_truncate(out, 0);
-  for (uint32_t j = from > 0 ? from - 1 : i; j <= i; j++) {
-    sg_node *n = t->queue.at[j];
-    if (n->kind != SG_EFFECT) continue;
+  for (guint k = members->len; k-- > 0;) {
     if (out->len) g_string_append(out, " -> ");
-    g_string_append(out, SG_PEEK(n->name)[0] ? SG_PEEK(n->name) : "(unnamed)");
-    if (n->file[0]) g_string_append_printf(out, " (%s:%d)", n->file, n->line);
+    sg__append_node_label(out, members->pdata[k]);
   }
   g_string_append(out, " (effects writing what the other reads, again and again)");
+  g_ptr_array_free(members, TRUE);
 }
 
-/* Refreshes an effect if it is stale and nobody else is on it; counts its
- * runs in this flush. False when it ran too often (a loop). */
-static bool update_one(sg_thread *t, sg_node *e) {
+/* Refreshes an effect if it is stale and nobody else is on it. False when
+ * it is caught in a loop (it stays stale): `from` is the entry whose chain
+ * of causes leads to this run. */
+static bool update_one(sg_thread *t, sg_node *e, uint32_t from) {
   if (e->destroyed || e->owner || sg__fresh(e)) return true;
-  if (e->flush_id != t->flush_id) {
-    e->flush_id = t->flush_id;
-    e->flush_runs = 0;
-  }
-  if (e->flush_runs >= SG_EFFECT_RUN_LIMIT) return false;
-  uint64_t runs = e->run_count;
+  if (laps(t, from, e) >= SG_EFFECT_LOOP_LIMIT) return false;
   (void)sg__refresh(t, e); /* a failed run stays DIRTY; nothing to report to */
-  e->flush_runs += e->run_count != runs;
   return true;
 }
 
-/* Brings effect e up to date, its owners first: an effect created by
- * another effect's run runs after that one, which may dispose of it or
- * bring it up to date itself (docs/core-protocol.md, "Effects"). Under e's
- * graph lock. An effect owned by another thread (running its handler) is
- * left to that thread: our mark reached it there, so its owner goes round
- * once more. A writer never waits for a handler. */
-static bool update_effect(sg_thread *t, sg_node *e) {
-  for (;;) {
-    sg_node *outermost = NULL;
-    for (sg_node *p = e->parent; p; p = p->parent)
-      if (!p->destroyed && !p->owner && !sg__fresh(p)) outermost = p;
-    if (!outermost) break;
-    if (!update_one(t, outermost)) return false;
-    if (!sg__fresh(outermost)) break; /* its run failed: do not go round */
-  }
-  return update_one(t, e);
+/* An owner of stale effect e runs (or is verified) on another thread: e
+ * waits for that run to end, and its owner's thread queues it when it lets
+ * go (propagate.c, finish_release), so the owner may still dispose of it.
+ * Never a wait: the writer goes on. */
+static void defer_until_released(sg_node *e, sg_node *owner) {
+  if (e->owner || e->deferred || sg__fresh(e)) return;
+  e->deferred = true;
+  sg__ref(e);
+  e->next_deferred = owner->deferred_children;
+  owner->deferred_children = e;
+  owner->on_release |= SG_RELEASE_CHILDREN;
 }
 
-/* Flush ids are process-wide: an effect counts its runs per flush by id,
- * and two threads' flushes must never share one. */
-static uint32_t next_flush_id;
+/* Brings entry i's effect up to date, its owners first: an effect created
+ * by another effect's run runs after that one, which may dispose of it or
+ * bring it up to date itself (docs/core-protocol.md, "Effects"), also when
+ * it runs on another thread. Under the effect's graph lock. An effect owned
+ * by another thread (running its
+ * handler) is left to that thread: our mark reached it there, so its owner
+ * goes round once more. A writer never waits for a handler. */
+static bool update_effect(sg_thread *t, uint32_t i) {
+  sg_node *e = t->queue.at[i].node;
+  for (;;) {
+    sg_node *outermost = NULL, *elsewhere = NULL;
+    for (sg_node *p = e->parent; p; p = p->parent) {
+      if (p->destroyed) continue;
+      if (p->owner && p->owner != t) elsewhere = p;
+      else if (!p->owner && !sg__fresh(p)) outermost = p;
+    }
+    if (elsewhere) {
+      defer_until_released(e, elsewhere);
+      return true;
+    }
+    if (!outermost) break;
+    if (!update_one(t, outermost, i)) return false;
+    if (!sg__fresh(outermost)) break; /* its run failed: do not go round */
+  }
+  return update_one(t, e, t->queue.at[i].cause);
+}
 
-/* Entries of one graph in a row share one hold of its lock (dropped only
- * around each callback): a write reaching many watchers costs one lock per
- * watcher call, not two. */
-int sg__flush(sg_thread *t) {
-  int rc = SG_OK;
-  t->flushing = true;
-  t->flush_id = (uint32_t)g_atomic_int_add((gint *)&next_flush_id, 1) + 1;
+/* Drops the references of entries [from, to), a graph lock per run of
+ * entries of one graph; the graveyards are freed as each lock is let go. */
+static void unref_entries(sg_thread *t, uint32_t from, uint32_t to) {
   sg_graph *locked = NULL;
-  for (uint32_t i = 0; i < t->queue.len; i++) { /* grows while we run */
-    sg_node *e = t->queue.at[i];
+  for (uint32_t i = from; i < to; i++) {
+    sg_node *e = t->queue.at[i].node;
+    if (!e) continue; /* moved further back: the reference went along */
+    if (e->graph != locked) {
+      if (locked) sg__graph_unlock(locked);
+      locked = e->graph;
+      sg__graph_lock(locked);
+    }
+    sg__unref(e);
+  }
+  if (locked) sg__graph_unlock(locked);
+}
+
+/* Runs entries from `from` on, including those their runs add; returns
+ * where the queue ended. Entries of one graph in a row share one hold of
+ * its lock (dropped only around each callback): a write reaching many
+ * watchers costs one lock per watcher call, not two. */
+static uint32_t run_entries(sg_thread *t, uint32_t from, int *rc) {
+  sg_graph *locked = NULL;
+  uint32_t i = from;
+  for (; i < t->queue.len; i++) { /* grows while we run */
+    sg_node *e = t->queue.at[i].node;
+    if (!e) continue; /* it moved further back */
     sg_graph *g = e->graph;
     if (g != locked) {
-      if (locked) sg__unlock(locked);
-      sg__lock(&g->lock);
+      if (locked) sg__graph_unlock(locked);
+      sg__graph_lock(g);
       locked = g;
     }
+    t->flush_cause = i; /* writes from here on were caused by this entry */
     if (e->queued_by == t) e->queued_by = NULL;
     if (e->destroyed) {
     } else if (e->kind != SG_EFFECT) {
       notify_watcher(t, e);
-    } else if (!update_effect(t, e)) {
+    } else if (!update_effect(t, i)) {
       describe_loop(t, i);
-      rc = SG_ECYCLE;
+      *rc = SG_ECYCLE;
     }
-    sg__unref(e);
   }
-  if (locked) sg__unlock(locked);
+  if (locked) sg__graph_unlock(locked);
+  return i;
+}
+
+/* Every entry keeps its reference until its round of the queue ran, so the
+ * chains of causes name live memory. Letting go of the references may run
+ * destroy callbacks, whose writes queue more effects: they run in another
+ * round, as effects without a cause. */
+int sg__flush(sg_thread *t) {
+  int rc = SG_OK;
+  t->flushing = true;
+  for (uint32_t start = 0; start < t->queue.len;) {
+    uint32_t end = run_entries(t, start, &rc);
+    t->flush_cause = SG_NO_CAUSE;
+    unref_entries(t, start, end);
+    start = end;
+  }
   t->queue.len = 0;
   t->flushing = false;
   return rc;
 }
-
-void sg_batch_begin(void) { sg__thread()->batch_depth++; }
-
-int sg_batch_end(void) {
-  sg_thread *t = sg__thread();
-  if (t->batch_depth == 0) return SG_EBATCH;
-  t->batch_depth--;
-  sg_trace *trace = t->trace;
-  /* Traced, the effects the batch's writes reached run under their own root. */
-  bool rooted = trace && t->batch_depth == 0 && !t->frame && !t->flushing && t->queue.len;
-  int span = rooted ? sg__trace_open(trace, SG_TRACE_BATCH_END, NULL) : -1;
-  int rc = sg__flush_if_outermost(t);
-  if (rooted) sg__trace_close(trace, span);
-  return rc;
-}
-
-int sg_batch_depth(void) { return sg__thread()->batch_depth; }
-
-void **sg_binding_slot(void) { return &sg__thread()->binding_slot; }

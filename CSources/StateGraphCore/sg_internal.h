@@ -19,20 +19,26 @@
  * docs/core-protocol.md. In brief: a graph's lock guards its nodes and links,
  * except `refs`/`holds` (atomic) and the immutable id/file/line/kind/graph;
  * fields that lock-free readers look at (state, owner, has_run, version,
- * destroyed, name, visited_by) are written with SG_PUBLISH.
+ * destroyed, name) are written with SG_PUBLISH.
  *
- * Layers: each file calls only the ones above it in this list, except that
- * every layer may record into trace.c and snapshot/introspect/dot read from
- * the side:
+ * Layers: each file calls only its own line and the ones above it in this
+ * list, except that every layer may record into trace.c, and the last line
+ * reads the graph from the side. `make test` checks it on the object files
+ * (Tests/CoreTests/check-layers.sh reads this list):
  *
  *   registry.c names.c stack.c waits.c testing.c   leaves: handles, names,
  *                                                   stacks, waits, hooks
  *   graph.c       nodes, links, memory, burial
- *   tracking.c    per-thread state, frames, recording reads
- *   propagate.c   marking, claims, refresh, destroy   (the protocol's core)
- *   schedule.c    effects (order, loops), watchers, batches
- *   api.c         the public entry points for nodes, reads and writes
- *   introspect.c snapshot.c dot.c trace.c            seeing the graph
+ *   tracking.c    per-thread state, frames, recording reads, binding slot
+ *   propagate.c   marking (which queues effects), claims, refresh, destroy
+ *   schedule.c    effects (order, loops), watchers, flushing the queue
+ *   api.c         the public entry points: graphs, nodes, reads, writes,
+ *                 batches, untracked sections, the binding calls
+ *   introspect.c snapshot.c dot.c trace.c            seeing the graph (with
+ *                                                   their public entries)
+ *
+ * Public sg_* functions are defined in api.c and the last line's files
+ * only; everything else is internal (sg__*, or static).
  */
 #ifndef SG_INTERNAL_H
 #define SG_INTERNAL_H
@@ -45,7 +51,6 @@
 
 #include <glib.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <time.h>
 
@@ -65,15 +70,43 @@
  * out of the untraced copy, so it is not left to the compiler's taste. */
 #define SG_INLINE static inline __attribute__((always_inline))
 
-/* Stores and loads of the fields read_fast reads without the lock. Release
- * and acquire cost nothing on x86 and order them right on ARM: a reader that
- * sees a version also sees the value the binding stored before it. */
+/* Atomics: one style, GCC's __atomic builtins (which clang has too), through
+ * these macros only.
+ *
+ * SG_PUBLISH and SG_PEEK store and load the fields that lock-free readers
+ * look at (read_fast, the door). Release and acquire cost nothing on x86
+ * and order them right on ARM: a reader that sees a version also sees the
+ * value the binding stored before it.
+ *
+ * The counters (refs, holds, ids) are read-modify-write, sequentially
+ * consistent: a decrement that reaches zero decides a burial, and an
+ * increment unless zero must see it. SG_RELAXED_* are for counters whose
+ * value orders nothing (how many threads trace). */
 #define SG_PUBLISH(field, value) __atomic_store_n(&(field), (value), __ATOMIC_RELEASE)
 #define SG_PEEK(field) __atomic_load_n(&(field), __ATOMIC_ACQUIRE)
+#define SG_ATOMIC_GET(field) __atomic_load_n(&(field), __ATOMIC_SEQ_CST)
+#define SG_ATOMIC_SET(field, value) __atomic_store_n(&(field), (value), __ATOMIC_SEQ_CST)
+#define SG_ATOMIC_ADD(field, delta) __atomic_add_fetch(&(field), (delta), __ATOMIC_SEQ_CST)
+/* Replaces *expected's value with desired and answers true, or loads the
+ * current value into *expected and answers false. */
+#define SG_ATOMIC_CAS(field, expected, desired) \
+  __atomic_compare_exchange_n(&(field), (expected), (desired), false, __ATOMIC_SEQ_CST, \
+                              __ATOMIC_SEQ_CST)
+#define SG_RELAXED_GET(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
+#define SG_RELAXED_ADD(field, delta) __atomic_add_fetch(&(field), (delta), __ATOMIC_RELAXED)
 
 typedef struct sg_link sg_link;
 typedef struct sg_thread sg_thread;
 typedef struct sg_frame sg_frame;
+typedef struct sg_visit sg_visit;
+
+/* One snapshot visitor running for a node: on the visiting thread's stack,
+ * in the node's set of visits (two threads, or one thread's nested
+ * snapshots, may visit one node at once). */
+struct sg_visit {
+  sg_thread *thread;
+  sg_visit *next;
+};
 
 /* A growable array for the hot stacks: a GArray call per push and pop cost
  * more than the work around it. Zero-initialised is empty; free `at`. */
@@ -87,6 +120,17 @@ void sg__vec_grow(void **at, uint32_t *cap, size_t item_size); /* graph.c */
 
 typedef SG_VEC(sg_node *) sg_node_vec;
 
+/* One entry of a thread's effect queue. `cause` is the entry whose run
+ * made the write that queued it (SG_NO_CAUSE: a write outside the flush),
+ * so the causes form chains, and a loop of effects is an effect met again
+ * on its own chain (schedule.c). `node` is NULL once the effect moved
+ * further back in the queue. */
+typedef struct sg_queued {
+  sg_node *node;
+  uint32_t cause;
+} sg_queued;
+#define SG_NO_CAUSE UINT32_MAX
+
 struct sg_link {
   sg_node *source;
   sg_node *target;
@@ -94,6 +138,16 @@ struct sg_link {
   sg_link *prev_dependent, *next_dependent; /* in source's dependent list */
   uint64_t seen_version; /* source->version when the target last read it */
   uint64_t epoch;        /* the target's run that last read it */
+};
+
+/* What a node's owner must do when it releases its claim (on_release). */
+enum {
+  SG_RELEASE_BURY = 1,     /* its last reference went while it was claimed:
+                              the owner buries it (sg__bury) */
+  SG_RELEASE_CHILDREN = 2, /* child effects wait for its run to end: the
+                              owner queues them (schedule.c) */
+  SG_RELEASE_UNLINK = 4    /* destroyed while claimed: the owner, the only
+                              one walking its sources, unlinks them */
 };
 
 /* Nodes with more sources than this get a hash index of their sources. */
@@ -116,8 +170,7 @@ struct sg_node {
   bool running;  /* its callback is running (on owner's thread) */
   bool armed;    /* its watcher wants the next change (published: read
                     without the lock) */
-  bool orphaned; /* its last reference went while it was claimed: the
-                    owner buries it on release (sg__bury) */
+  uint8_t on_release; /* work for its owner at release: SG_RELEASE_* */
   uint32_t marks;       /* bumped whenever marking reaches the node */
   uint32_t claim_index; /* position in owner's claim list */
   uint64_t version;
@@ -146,10 +199,13 @@ struct sg_node {
   /* ---- cold */
   GHashTable *source_index; /* source node -> link, when many sources */
   /* Effects only: the effect whose run created this one (same graph; holds
-   * a reference), which runs first when a change reaches both; and the
-   * runs in the current flush of the thread that last ran it (loops). */
+   * a reference), which runs first when a change reaches both. */
   sg_node *parent;
-  uint32_t flush_id, flush_runs;
+  /* Child effects a flush found stale while this one ran on another thread:
+   * its owner queues them when it lets go (each holds a reference). */
+  sg_node *deferred_children, *next_deferred;
+  uint32_t queue_index; /* its entry in queued_by's queue */
+  bool deferred; /* in an owner's deferred_children */
   sg_callback watcher;
   uint64_t armed_version; /* version when armed */
   sg_destroy destroy;
@@ -160,9 +216,8 @@ struct sg_node {
   /* Only while a traced thread marks: the index of this node's MARK event,
    * the parent of the events of the nodes it marks (trace.c). */
   uint32_t trace_mark;
-  uint32_t visitors; /* snapshot visitors running for it: destroy waits for
-                        them (snapshot.c) */
-  sg_thread *visited_by; /* the thread of the latest of them (published) */
+  sg_visit *visits; /* snapshot visitors running for it, a set: destroy waits
+                       for them (waits.c) */
   /* The graph's live list, while not destroyed; then, once buried, the
    * graveyard list (a node leaves the first before it joins the second). */
   union {
@@ -180,9 +235,10 @@ struct sg_graph {
   size_t allocated;   /* nodes not yet on the graveyard: live, or destroyed
                          but still held (a queue, a claim, a link) */
   uint64_t epoch;    /* run counter, stamps links read in a run */
+  sg_node *graveyard; /* nodes whose memory waits to be freed unlocked (next
+                         to epoch: a run touches both) */
   sg_link *link_pool; /* freed links, singly linked through next_source */
   sg_node_vec scratch; /* marking stack, reused */
-  sg_node *graveyard; /* nodes whose memory waits to be freed unlocked */
   int waiters;
   sg_node *live_head, *live_tail; /* live nodes, oldest first */
   sg_graph *retired_next; /* once freed: the list that keeps it (graph.c) */
@@ -203,9 +259,9 @@ struct sg_thread {
   sg_frame *frame;
   int batch_depth;
   bool flushing;
-  uint32_t flush_id; /* this thread's current flush, unique process-wide */
+  uint32_t flush_cause; /* the queue entry being run, while flushing */
   int untracked_outside; /* untracked sections opened with no frame */
-  sg_node_vec queue;  /* pending effects (each holds a ref) */
+  SG_VEC(sg_queued) queue; /* pending effects (each holds a ref) */
   sg_node_vec claims; /* nodes this thread owns, in claim order */
   SG_VEC(struct sg_walk_entry) walk; /* refresh stack, reused */
   /* waits.c, under its lock: the node whose owner this thread waits for
@@ -218,7 +274,6 @@ struct sg_thread {
   GString *last_cycle;
   void *binding_slot;
   sg_trace *trace;   /* the recording while this thread traces, else NULL */
-  sg_node *visiting; /* the node a snapshot visitor of this thread is on */
 };
 
 struct sg_walk_entry {
@@ -233,14 +288,17 @@ typedef struct sg_walk_entry sg_walk_entry;
 sg_node *sg__node_alloc(void); /* a zeroed slot; NULL when out of memory */
 void sg__node_free(sg_node *n); /* a buried node's slot, or one never registered */
 /* A node is registered from creation until its slot is freed (not until
- * destroy: a held, destroyed node must still be told apart from garbage). */
-bool sg__registry_add_node(sg_node *n); /* false: n->graph is not live */
+ * destroy: a held, destroyed node must still be told apart from garbage).
+ * Publishing gives it its id and first reference: from then on a checked
+ * call may pin it, so it is called last, once the node is whole. */
+void sg__registry_publish_node(sg_node *n);
 /* A reference on the node in slot n: false when n is no slot, or its node
  * has no references left (freed, or on its way to the graveyard). */
 bool sg__registry_ref_slot(sg_node *n);
 /* SG_OK and one hold fewer, SG_ENOTHELD, or SG_ESTALE (no such memory). */
 int sg__registry_unhold(sg_node *n);
 void sg__registry_add_graph(sg_graph *g);
+void sg__registry_memory(size_t *in_use, size_t *reserved); /* bytes */
 bool sg__registry_has_graph(const sg_graph *g);
 void sg__registry_remove_graph(sg_graph *g);
 
@@ -248,12 +306,26 @@ void sg__registry_remove_graph(sg_graph *g);
 /* ---- names.c: debug names that stay valid until the node is freed */
 extern char sg__no_name[]; /* the name of every unnamed node: never freed */
 void sg__names_free(sg_node *n); /* a renamed node's name, and all it replaced */
-int sg__rename(sg_node *n, const char *name); /* SG_OK or SG_ENOMEM */
+/* Renaming in two steps, so that nothing is allocated under the lock: a
+ * copy of the new name (NULL when out of memory), then, under n's graph
+ * lock, the copy put in place (the old names stay valid until n is freed). */
+char *sg__name_copy(const char *name);
+void sg__rename_locked(sg_node *n, char *copy);
 static inline void sg__name_free(char *name) {
   if (name != sg__no_name) g_free(name);
 }
+/* A node's name as reports show it: "(unnamed)" when it has none. */
+const char *sg__display_name(const char *name);
+/* Appends "name (file:line)": how cycle reports and traces name nodes. */
+void sg__append_label(GString *out, const char *name, const char *file, int line);
+/* The same for a live node; under its graph lock (the name may change). */
+static inline void sg__append_node_label(GString *out, const sg_node *n) {
+  sg__append_label(out, SG_PEEK(n->name), n->file, n->line);
+}
 
-/* ---- graph.c: nodes, links, memory */
+/* ---- graph.c: graphs, nodes, links, memory */
+sg_graph *sg__graph_new(void); /* registered; NULL when out of memory */
+void sg__graph_retire(sg_graph *g); /* unregistered, graveyard freed */
 sg_node *sg__node_new(sg_graph *g, sg_kind kind, const sg_node_info *info);
 void sg__live_insert(sg_node *n); /* under the lock, at creation */
 void sg__live_remove(sg_node *n); /* under the lock, at destroy */
@@ -273,20 +345,14 @@ static inline int sg__enter(sg_node *n) {
   return sg__pin(n, 0) ? SG_OK : SG_ESTALE;
 }
 
-void sg__unlock(sg_graph *g); /* unlocks, then frees the graveyard */
 sg_link *sg__link_new(sg_graph *g, sg_node *source, sg_node *target);
 void sg__link_free(sg_graph *g, sg_link *l); /* unlinks both sides */
 void sg__source_list_remove(sg_node *target, sg_link *l);
 void sg__source_list_insert_before(sg_node *target, sg_link *l, sg_link *before);
 void sg__unlink_sources(sg_node *n);
-void sg__destroy_locked(sg_node *n);
 
 /* ---- introspect.c: describing nodes (also for whole-graph snapshots) */
 void sg__describe_locked(sg_node *n, sg_node_description *out);
-
-/* ---- snapshot.c: under the lock, before destroying n: waits while
- * snapshot visitors of other threads look at it (their context must stay) */
-int sg__wait_for_visitors(sg_thread *t, sg_node *n); /* SG_OK or SG_EBUSY */
 
 /* ---- tracking.c: thread state, frames, recording reads */
 /* The state of the running thread, made on first use. Initial-exec: a
@@ -299,6 +365,7 @@ static inline sg_thread *sg__thread(void) {
   return G_LIKELY(t) ? t : sg__thread_new();
 }
 int sg__track(sg_thread *t, sg_node *source);
+void sg__binding_slot_set_destructor(void (*destroy)(void *value));
 void sg__prune_unread(sg_frame *f);
 
 /* A node whose value may be used as is (stored nodes always are). */
@@ -306,12 +373,15 @@ static inline bool sg__fresh(const sg_node *n) {
   return n->kind == SG_STORED || (n->state == SG_CLEAN && n->has_run);
 }
 
-/* ---- propagate.c: push marking, pull refresh */
+/* ---- propagate.c: push marking, pull refresh, destroy under the lock */
+void sg__destroy_locked(sg_node *n);
 void sg__mark_dependents(sg_node *source, sg_state direct_state);
 int sg__refresh(sg_thread *t, sg_node *target);
 
-/* ---- schedule.c: effects and batches */
+/* ---- propagate.c: queuing what a mark reached (an effect, a watched node) */
 void sg__enqueue(sg_node *effect_or_watched);
+
+/* ---- schedule.c: effects and batches */
 /* Runs the queue; see sg__flush_if_outermost. SG_ECYCLE when effects kept
  * re-triggering each other (sg_last_cycle names them), else SG_OK. */
 int sg__flush(sg_thread *t);
@@ -334,10 +404,10 @@ static inline int sg__flush_if_outermost(sg_thread *t) {
  * only when tracing. Events naming a node are recorded under its graph lock
  * (the name may change under the lock); sg__trace_close never runs under a
  * lock: it may hand a chain to the user's handler. */
-extern atomic_int sg__tracing_threads;
+extern int sg__tracing_threads;
 
 static inline bool sg__tracing_anywhere(void) {
-  return G_UNLIKELY(atomic_load_explicit(&sg__tracing_threads, memory_order_relaxed) != 0);
+  return G_UNLIKELY(SG_RELAXED_GET(sg__tracing_threads) != 0);
 }
 
 /* Opens a span (a root, or nested under the open one) and returns its index. */
@@ -361,6 +431,9 @@ void sg__trace_thread_exit(sg_thread *t);
  * says "blocked": the hook must let another thread run. Built without, the
  * points vanish and locks are plain pthread calls. */
 bool sg__set_scheduling_hook(void (*hook)(const char *point, bool blocked));
+/* Every other mutex (the leaves' own) is taken with sg__lock and let go
+ * with sg__unlock. */
+static inline void sg__unlock(pthread_mutex_t *m) { pthread_mutex_unlock(m); }
 #ifdef SG_SCHEDULING_POINTS
 void sg__point(const char *where);
 void sg__lock(pthread_mutex_t *m);
@@ -375,18 +448,47 @@ static inline void sg__cond_wait(pthread_cond_t *c, pthread_mutex_t *m,
 }
 #endif
 
+/* ---- graph.c: the graph lock */
+/* A graph's lock is taken with sg__graph_lock and let go with
+ * sg__graph_unlock, everywhere: letting go always frees the nodes buried
+ * while it was held (their destroy callbacks run then, with no lock held),
+ * so no way out of the lock leaves the graveyard behind. */
+void sg__graph_unlock_freeing(sg_graph *g); /* the graveyard is not empty */
+static inline void sg__graph_lock(sg_graph *g) { sg__lock(&g->lock); }
+static inline void sg__graph_unlock(sg_graph *g) {
+  if (G_UNLIKELY(g->graveyard != NULL)) sg__graph_unlock_freeing(g);
+  else pthread_mutex_unlock(&g->lock);
+}
+
 /* ---- waits.c: the wait-for graph between threads (see there) */
 /* Before a claim wait for n (owned by another thread): SG_OK, and t is
  * waiting until sg__wait_end; or SG_ECYCLE (sg_last_cycle says why). */
 int sg__wait_claim_begin(sg_thread *t, sg_node *n);
-/* Before a visitor wait: SG_OK (waiting until sg__wait_end) or SG_EBUSY. */
-int sg__wait_visitor_begin(sg_thread *t, sg_node *n);
+/* A snapshot visit of n by t begins or ends; under n's graph lock. */
+void sg__visit_begin(sg_thread *t, sg_node *n, sg_visit *v);
+void sg__visit_end(sg_node *n, sg_visit *v);
+/* Under n's graph lock, before destroying n: waits while snapshot visitors
+ * of other threads look at it (their context must stay valid). SG_OK, or
+ * SG_EBUSY when visitors destroy each other's nodes. */
+int sg__wait_for_visitors(sg_thread *t, sg_node *n);
 bool sg__wait_end(sg_thread *t); /* returns whether the wait was broken */
 void sg__waits_forget(sg_thread *t); /* at thread exit, before freeing t */
 void sg__describe_self_cycle(sg_thread *t, sg_node *n); /* into last_cycle */
 
 /* ---- stack.c: deep evaluations on a larger stack, same thread */
-int sg__call_with_stack(sg_thread *t, sg_callback cb, sg_node *n, void *ctx);
+#define SG_STACK_MARGIN (256u * 1024u) /* switch when less is left */
+/* The low end of the stack this thread runs on now: 0 not looked up yet, 1
+ * unknown (then no switching). Initial-exec, as sg__current. */
+extern __thread uintptr_t sg__stack_low __attribute__((tls_model("initial-exec")));
+/* The callback on a fresh segment when the stack runs low (or on first use,
+ * to look the stack up). */
+int sg__call_deep(sg_thread *t, sg_callback cb, sg_node *n, void *ctx, uintptr_t here);
+/* Calls cb(n, ctx): the test is inline, since every run makes it. */
+static inline int sg__call_with_stack(sg_thread *t, sg_callback cb, sg_node *n, void *ctx) {
+  uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+  if (G_LIKELY(sg__stack_low > 1 && here - sg__stack_low > SG_STACK_MARGIN)) return cb(n, ctx);
+  return sg__call_deep(t, cb, n, ctx, here);
+}
 void sg__stacks_free(sg_thread *t); /* at thread exit */
 
 #endif

@@ -11,9 +11,9 @@
  * 2. Without the lock, when there is a visitor: call it once per node with
  *    the node's context, so the program can describe the value it stands
  *    for. Each node is pinned (a reference) from phase 1 until its visit is
- *    over, so its memory and its destroy callback wait for us; and it counts
- *    as `visitors` while the visitor runs, so that sg_node_destroy on
- *    another thread waits too. That second guard is what makes a context
+ *    over, so its memory and its destroy callback wait for us; and the visit
+ *    is in the node's set of visits while the visitor runs (waits.c), so
+ *    that sg_node_destroy on another thread waits too. That second guard is what makes a context
  *    that no destroy callback owns safe to use: the Swift wrapper's stored
  *    nodes point at the Swift object itself, which their deinit frees right
  *    after sg_node_destroy returns.
@@ -130,47 +130,26 @@ static sg_snapshot *copy_locked(GPtrArray *chosen) {
 
 /* ------------------------------------------------------------ visiting */
 
-/* A visitor of this very thread destroying its node is a misuse the header
- * forbids; waiting for ourselves would hang, so we do not. A visitor that
- * (through other waits) waits for this thread would never return: waits.c
- * breaks that loop, or refuses the wait with SG_EBUSY. */
-int sg__wait_for_visitors(sg_thread *t, sg_node *n) {
-  while (n->visitors > 0 && t->visiting != n) {
-    int rc = sg__wait_visitor_begin(t, n);
-    if (rc < 0) return rc;
-    n->graph->waiters++;
-    sg__cond_wait(&n->graph->released, &n->graph->lock, NULL);
-    n->graph->waiters--;
-    sg__wait_end(t);
-  }
-  return SG_OK;
-}
-
 /* Visits entry i, whose node this thread pinned in phase 1, then unpins it
  * (which may run its destroy callback: no lock is held here). */
+/* Moves visits, the visitor wait (docs/core-protocol.md, "Waiting"). */
 static void visit_one(sg_snapshot *s, size_t i, sg_snapshot_visitor visit, void *user,
                       sg_thread *t) {
   sg_node *n = s->entries[i].node;
   sg_graph *g = n->graph;
-  sg__lock(&g->lock);
+  sg_visit record; /* in n's set of visits while the visitor runs */
+  sg__graph_lock(g);
   bool live = !n->destroyed;
   void *context = n->context;
-  if (live) {
-    n->visitors++;
-    SG_PUBLISH(n->visited_by, t);
-  }
-  pthread_mutex_unlock(&g->lock);
+  if (live) sg__visit_begin(t, n, &record);
+  sg__graph_unlock(g);
 
   if (live) {
-    sg_node *outer = t->visiting; /* a visitor may take a snapshot itself */
-    t->visiting = n;
     visit(s, i, context, user); /* user code: never under the lock */
-    t->visiting = outer;
-    sg__lock(&g->lock);
-    n->visitors--;
-    if (n->visited_by == t) SG_PUBLISH(n->visited_by, NULL); /* t may exit */
+    sg__graph_lock(g);
+    sg__visit_end(n, &record);
     if (g->waiters) pthread_cond_broadcast(&g->released);
-    pthread_mutex_unlock(&g->lock);
+    sg__graph_unlock(g);
   }
   sg__unpin(n);
 }
@@ -179,16 +158,16 @@ static void visit_one(sg_snapshot *s, size_t i, sg_snapshot_visitor visit, void 
 
 static int take(sg_graph *g, sg_node *root, sg_direction direction, sg_snapshot_visitor visit,
                 void *user, sg_snapshot **out) {
-  sg__lock(&g->lock);
+  sg__graph_lock(g);
   if (root && root->destroyed) { /* pinned, but destroyed since the door */
-    pthread_mutex_unlock(&g->lock);
+    sg__graph_unlock(g);
     return SG_ESTALE;
   }
   GPtrArray *chosen = choose(g, root, direction);
   sg_snapshot *s = copy_locked(chosen);
   if (s && visit)
     for (size_t i = 0; i < s->count; i++) sg__ref(s->entries[i].node);
-  pthread_mutex_unlock(&g->lock);
+  sg__graph_unlock(g);
   g_ptr_array_free(chosen, TRUE);
   if (!s) return SG_ENOMEM;
 
@@ -235,22 +214,4 @@ void sg_snapshot_free(sg_snapshot *s) {
   g_free(s->entries);
   g_free(s->sources);
   g_free(s);
-}
-
-/* ---------------------------------------------------- stored contexts */
-
-void sg_stored_set_context_unchecked(sg_node *n, void *context) {
-  /* Under the lock: a snapshot on another thread may be reading it. */
-  sg__lock(&n->graph->lock);
-  n->context = context;
-  pthread_mutex_unlock(&n->graph->lock);
-}
-
-int sg_stored_set_context(sg_node *n, void *context) {
-  int rc = sg__enter(n);
-  if (rc < 0) return rc;
-  if (n->kind == SG_STORED) sg_stored_set_context_unchecked(n, context);
-  else rc = SG_EKIND;
-  sg__unpin(n);
-  return rc;
 }

@@ -9,8 +9,8 @@
  * used up, it switches the thread to a fresh, larger stack segment, runs the
  * callback there and switches back when it returns (as Rust's `stacker`
  * does). The thread stays the same: its thread-local variables, the locks it
- * holds (a model's recursive lock across sg_read) and "am I the main
- * thread" checks all see what they would see without the switch.
+ * holds (a model's recursive lock across sg_read), its signal mask and "am I
+ * the main thread" checks all see what they would see without the switch.
  *
  * Segments are reserved with mmap (touched lazily, a guard page below) and
  * one spare per thread is kept for the next deep evaluation.
@@ -20,6 +20,7 @@
 #endif
 #include "sg_internal.h"
 
+#include <signal.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -33,7 +34,6 @@
 #endif
 #endif
 
-#define SG_STACK_MARGIN (256u * 1024u)         /* switch when less is left */
 #define SG_SEGMENT_SIZE (64u * 1024u * 1024u)  /* reserved, touched lazily */
 
 /* AddressSanitizer must be told about stack switches (it checks accesses
@@ -46,9 +46,7 @@ void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_
                                      size_t *size_old);
 #endif
 
-/* The low end of the stack this thread runs on now: 0 not looked up yet,
- * 1 unknown (then no switching). Initial-exec: see sg__current. */
-static __thread uintptr_t stack_low __attribute__((tls_model("initial-exec")));
+__thread uintptr_t sg__stack_low; /* see sg_internal.h */
 
 static uintptr_t find_stack_low(void) {
 #if defined(__APPLE__)
@@ -143,10 +141,14 @@ static void hop_main(void) {
   __sanitizer_finish_switch_fiber(NULL, &h->caller_bottom, &h->caller_size);
 #endif
   h->result = h->callback(h->node, h->context);
+  /* Returning resumes h->caller (uc_link), and resuming a context restores
+   * the signal mask saved with it: the one from before the callback. The
+   * mask is the thread's, and the callback may have changed it: carry it
+   * back as it is now. */
+  pthread_sigmask(SIG_SETMASK, NULL, &h->caller.uc_sigmask);
 #ifdef SG_ASAN
   __sanitizer_start_switch_fiber(NULL, h->caller_bottom, h->caller_size); /* this one ends */
 #endif
-  /* returning resumes h->caller (uc_link) */
 }
 
 /* getcontext and swapcontext "return twice" as far as the compiler knows,
@@ -177,24 +179,17 @@ static int call_on_segment(sg_thread *t, sg_callback cb, sg_node *n, void *ctx) 
   segment *s = segment_take(t);
   if (!s) return cb(n, ctx);
   hop h = {.callback = cb, .node = n, .context = ctx, .bottom = (char *)s->map + page_size()};
-  uintptr_t outer_low = stack_low;
-  stack_low = (uintptr_t)h.bottom;
+  uintptr_t outer_low = sg__stack_low;
+  sg__stack_low = (uintptr_t)h.bottom;
   run_on(&h);
-  stack_low = outer_low;
+  sg__stack_low = outer_low;
   segment_give_back(t, s);
   return h.result;
 }
 
 /* Looks the stack up on first use; switches when it is low. */
-static __attribute__((noinline)) int call_slow(sg_thread *t, sg_callback cb, sg_node *n,
-                                               void *ctx, uintptr_t here) {
-  if (!stack_low) stack_low = find_stack_low();
-  if (stack_low == 1 || here - stack_low > SG_STACK_MARGIN) return cb(n, ctx);
+int sg__call_deep(sg_thread *t, sg_callback cb, sg_node *n, void *ctx, uintptr_t here) {
+  if (!sg__stack_low) sg__stack_low = find_stack_low();
+  if (sg__stack_low == 1 || here - sg__stack_low > SG_STACK_MARGIN) return cb(n, ctx);
   return call_on_segment(t, cb, n, ctx);
-}
-
-int sg__call_with_stack(sg_thread *t, sg_callback cb, sg_node *n, void *ctx) {
-  uintptr_t here = (uintptr_t)__builtin_frame_address(0);
-  if (G_LIKELY(stack_low > 1 && here - stack_low > SG_STACK_MARGIN)) return cb(n, ctx);
-  return call_slow(t, cb, n, ctx, here);
 }

@@ -11,15 +11,15 @@ typedef void (*sg__scheduling_hook)(const char *point, bool blocked);
 
 #ifdef SG_SCHEDULING_POINTS
 
-static _Atomic(sg__scheduling_hook) hook;
+static sg__scheduling_hook hook; /* SG_PUBLISH / SG_PEEK */
 
 bool sg__set_scheduling_hook(sg__scheduling_hook h) {
-  atomic_store(&hook, h);
+  SG_PUBLISH(hook, h);
   return true;
 }
 
 static inline void call(const char *where, bool blocked) {
-  sg__scheduling_hook h = atomic_load_explicit(&hook, memory_order_acquire);
+  sg__scheduling_hook h = SG_PEEK(hook);
   if (h) h(where, blocked);
 }
 
@@ -28,7 +28,7 @@ void sg__point(const char *where) { call(where, false); }
 /* A lock another thread holds is a point that cannot go on by itself: the
  * holder may be parked by the hook, so spinning here would never end. */
 void sg__lock(pthread_mutex_t *m) {
-  if (!atomic_load_explicit(&hook, memory_order_acquire)) {
+  if (!SG_PEEK(hook)) {
     pthread_mutex_lock(m);
     return;
   }
@@ -39,7 +39,7 @@ void sg__lock(pthread_mutex_t *m) {
 /* Under a hook, every wait is a wake-up that came at once (which the
  * callers must tolerate anyway: spurious wake-ups and time-outs). */
 void sg__cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *until) {
-  if (!atomic_load_explicit(&hook, memory_order_acquire)) {
+  if (!SG_PEEK(hook)) {
     if (until) pthread_cond_timedwait(c, m, until);
     else pthread_cond_wait(c, m);
     return;

@@ -28,7 +28,7 @@ struct sg_trace {
 
 /* Threads tracing now. The marking loop tests it (relaxed: a thread sees
  * its own sg_trace_begin, and other threads' traces are not its business). */
-atomic_int sg__tracing_threads;
+int sg__tracing_threads; /* SG_RELAXED_ADD / SG_RELAXED_GET */
 
 /* ------------------------------------------------------------ recording */
 
@@ -161,7 +161,7 @@ int sg_trace_begin(sg_trace_handler handler, void *user) {
   tr->handler = handler;
   tr->user = user;
   t->trace = tr;
-  atomic_fetch_add_explicit(&sg__tracing_threads, 1, memory_order_relaxed);
+  SG_RELAXED_ADD(sg__tracing_threads, 1);
   return SG_OK;
 }
 
@@ -173,7 +173,7 @@ int sg_trace_end(sg_trace **out) {
   if (t->frame || t->flushing || tr->open >= 0) return SG_EBUSY;
   deliver(tr); /* events no root owned (a watcher told on arming, say) */
   t->trace = NULL;
-  atomic_fetch_sub_explicit(&sg__tracing_threads, 1, memory_order_relaxed);
+  SG_RELAXED_ADD(sg__tracing_threads, -1);
   *out = tr;
   return SG_OK;
 }
@@ -182,7 +182,7 @@ void sg__trace_thread_exit(sg_thread *t) {
   if (!t->trace) return;
   trace_free(t->trace); /* begun, never ended: nobody can end it now */
   t->trace = NULL;
-  atomic_fetch_sub_explicit(&sg__tracing_threads, 1, memory_order_relaxed);
+  SG_RELAXED_ADD(sg__tracing_threads, -1);
 }
 
 const sg_trace_event *sg_trace_events(const sg_trace *tr, size_t *count) {
@@ -197,9 +197,7 @@ void sg_trace_free(sg_trace *tr) {
 
 /* ---------------------------------------------------------------- text */
 
-static const char *name_of(const sg_trace_event *e) {
-  return e->name[0] ? e->name : "(unnamed)";
-}
+static const char *name_of(const sg_trace_event *e) { return sg__display_name(e->name); }
 
 static const char *result_text(const sg_trace_event *e) {
   switch (e->result) {
@@ -233,8 +231,11 @@ int sg_trace_write(const sg_trace_event *events, size_t count, FILE *out) {
     fprintf(out, "%*s", 2 * e->depth, "");
     const char *verb = root_verb(e->kind);
     if (verb) {
-      fprintf(out, "%s %s", verb, name_of(e));
-      if (e->file[0]) fprintf(out, " (%s:%d)", e->file, e->line);
+      GString *label = g_string_new(verb);
+      g_string_append_c(label, ' ');
+      sg__append_label(label, e->name, e->file, e->line);
+      fputs(label->str, out);
+      g_string_free(label, TRUE);
     } else if (e->kind == SG_TRACE_BATCH_END) {
       fputs("end of batch", out);
     } else if (e->kind == SG_TRACE_MARK) {

@@ -23,26 +23,30 @@
  * during the previous round. */
 __thread sg_thread *sg__current;
 
-static void (*_Atomic binding_destroy)(void *value);
+/* The binding slot: one pointer per thread for a language binding, freed
+ * with the thread by the destructor the binding sets. */
+static void (*binding_destroy)(void *value); /* SG_PUBLISH / SG_PEEK */
 
-void sg_binding_slot_set_destructor(void (*destroy)(void *value)) {
-  atomic_store(&binding_destroy, destroy);
+
+void sg__binding_slot_set_destructor(void (*destroy)(void *value)) {
+  SG_PUBLISH(binding_destroy, destroy);
 }
 
 static void thread_free(gpointer data) {
   sg_thread *t = data;
-  void (*destroy)(void *) = atomic_load(&binding_destroy);
+  void (*destroy)(void *) = SG_PEEK(binding_destroy);
   void *binding = t->binding_slot;
   t->binding_slot = NULL;
   if (binding && destroy) destroy(binding); /* while t is still this thread's */
   if (sg__current == t) sg__current = NULL;
   sg__trace_thread_exit(t);
   for (uint32_t i = 0; i < t->queue.len; i++) {
-    sg_node *e = t->queue.at[i];
-    sg__lock(&e->graph->lock);
+    sg_node *e = t->queue.at[i].node;
+    if (!e) continue; /* moved further back */
+    sg__graph_lock(e->graph);
     if (e->queued_by == t) e->queued_by = NULL;
     sg__unref(e);
-    sg__unlock(e->graph);
+    sg__graph_unlock(e->graph);
   }
   g_free(t->queue.at);
   g_free(t->claims.at);
@@ -107,26 +111,3 @@ void sg__prune_unread(sg_frame *f) {
   }
   f->cursor = NULL;
 }
-
-/* ------------------------------------------------------ public: untracked */
-
-void sg_untracked_begin(void) {
-  sg_thread *t = sg__thread();
-  if (t->frame) t->frame->untracked++;
-  else t->untracked_outside++;
-}
-
-int sg_untracked_end(void) {
-  sg_thread *t = sg__thread();
-  int *depth = t->frame ? &t->frame->untracked : &t->untracked_outside;
-  if (*depth == 0) return SG_EBATCH;
-  (*depth)--;
-  return SG_OK;
-}
-
-sg_node *sg_current(void) {
-  sg_thread *t = sg__current;
-  return t && t->frame ? t->frame->node : NULL;
-}
-
-const char *sg_last_cycle(void) { return sg__thread()->last_cycle->str; }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <semaphore.h>
 
 /* ------------------------------------------------- owners before children */
 
@@ -106,6 +107,219 @@ TEST(effect_order_compute_writing_its_source_is_a_cycle) {
   GRAPH_FREE(g);
 }
 
+/* c reads d, d reads s, and c writes s: c depends on s through d, so the
+ * write is refused as it is for a direct source. (Unrefused, every run of c
+ * made itself stale again; the formula stops writing after 50 runs so that
+ * the test fails instead of hanging.) */
+static int formula_writes_source_of_its_source(cell *self) {
+  int v = IN(self, 0); /* d */
+  cell *s = self->in[1];
+  if (self->runs <= 50) {
+    s->value++;
+    self->in[2]->value = sg_changed(s->node);
+  }
+  return v;
+}
+
+TEST(effect_order_compute_writing_a_transitive_source_is_a_cycle) {
+  sg_graph *g = sg_graph_new();
+  cell s, d, c, answer = {0};
+  STORED(&s, g, "s", 1);
+  COMPUTED(&d, g, "d", formula_copy, &s);
+  COMPUTED(&c, g, "c", formula_writes_source_of_its_source, &d, &s, &answer);
+  uint64_t version = NODE_VERSION(s.node);
+  CHECK_EQ(READ(&c), 1);
+  CHECK_EQ(answer.value, SG_ECYCLE);
+  CHECK_EQ(c.runs, 1);
+  CHECK_EQ(d.runs, 1);
+  CHECK_EQ(NODE_VERSION(s.node), version); /* refused: nothing marked */
+  CHECK(strstr(sg_last_cycle(), "c (") != NULL);
+  CHECK(strstr(sg_last_cycle(), "writes s") != NULL);
+  CHECK(strstr(sg_last_cycle(), "through d") != NULL);
+  DESTROY(&c);
+  DESTROY(&d);
+  DESTROY(&s);
+  GRAPH_FREE(g);
+}
+
+/* ------------------------------------------------ cascades of effects */
+
+/* 250 effects in a row: stage k reads x[k-1] and writes x[k] = x[k-1] + 1
+ * (x[0] is s). An observer reads every x. Nothing loops, so one write of s
+ * settles without error, and the observer runs once, after the last stage,
+ * seeing every final value. */
+enum { STAGES = 250 };
+static cell stage_x[STAGES + 1], stage[STAGES + 1], observer;
+static int observer_stale_in_last_run;
+
+static int formula_stage(cell *self) {
+  int v = IN(self, 0);
+  cell *out = self->in[1];
+  if (out->value != v + 1) {
+    out->value = v + 1;
+    CHECK_EQ(sg_changed(out->node), SG_OK);
+  }
+  return v;
+}
+
+static int formula_observe_all(cell *self) {
+  (void)self;
+  int stale = 0;
+  for (int k = 1; k <= STAGES; k++) {
+    int rc = sg_read(stage_x[k].node);
+    if (rc < 0) self->error = rc;
+    stale += stage_x[k].value != stage_x[0].value + k;
+  }
+  observer_stale_in_last_run = stale;
+  return 0;
+}
+
+TEST(effect_order_long_cascade_settles_without_a_false_loop) {
+  sg_graph *g = sg_graph_new();
+  STORED(&stage_x[0], g, "s", 0);
+  for (int k = 1; k <= STAGES; k++) STORED(&stage_x[k], g, "x", k);
+  for (int k = 1; k <= STAGES; k++)
+    EFFECT(&stage[k], g, "stage", formula_stage, &stage_x[k - 1], &stage_x[k]);
+  EFFECT(&observer, g, "observer", formula_observe_all, NULL);
+  CHECK_EQ(observer_stale_in_last_run, 0);
+  stage_x[0].value = 1000;
+  CHECK_EQ(sg_changed(stage_x[0].node), SG_OK);
+  CHECK_EQ(stage_x[STAGES].value, 1000 + STAGES);
+  CHECK_EQ(observer_stale_in_last_run, 0);
+  CHECK_EQ(observer.runs, 2); /* creation, then once after the last stage */
+  for (int k = 1; k <= STAGES; k++) CHECK_EQ(stage[k].runs, 2);
+  CHECK_EQ(observer.error, 0);
+  DESTROY(&observer);
+  for (int k = STAGES; k >= 1; k--) DESTROY(&stage[k]);
+  for (int k = STAGES; k >= 0; k--) DESTROY(&stage_x[k]);
+  GRAPH_FREE(g);
+}
+
+/* A destroy callback that writes runs when the flush lets go of the
+ * destroyed effect's queue entry; the effects its write reaches still run
+ * in that flush, and stay reachable by later writes. a's handler destroys
+ * b, which the same write had queued; b's destroy callback writes x, which
+ * c reads. */
+static cell late_x, late_b, late_c;
+
+static void write_x_on_destroy(void *context) {
+  (void)context;
+  late_x.value++;
+  CHECK_EQ(sg_changed(late_x.node), SG_OK);
+}
+
+static int formula_destroys_b(cell *self) {
+  int v = IN(self, 0);
+  if (v == 1) CHECK_EQ(sg_node_destroy(late_b.node), SG_OK);
+  return v;
+}
+
+TEST(effect_order_write_from_a_destroy_callback_in_a_flush_runs_its_effects) {
+  sg_graph *g = sg_graph_new();
+  cell s, a;
+  STORED(&s, g, "s", 0);
+  STORED(&late_x, g, "x", 0);
+  EFFECT(&a, g, "a", formula_destroys_b, &s);
+  memset(&late_b, 0, sizeof late_b);
+  late_b.formula = formula_copy;
+  late_b.in[0] = &s;
+  CHECK_EQ(sg_effect_new(g, &(sg_node_info){.name = "b"}, cell_effect, &late_b,
+                         write_x_on_destroy, &late_b.node), SG_OK);
+  EFFECT(&late_c, g, "c", formula_copy, &late_x);
+  SET(&s, 1); /* a destroys b; b's destroy callback writes x = 1 */
+  CHECK_EQ(late_x.value, 1);
+  CHECK_EQ(late_c.value, 1);
+  CHECK_EQ(late_c.runs, 2);
+  SET(&late_x, 5); /* and c still hears of later writes */
+  CHECK_EQ(late_c.value, 5);
+  CHECK_EQ(late_c.runs, 3);
+  DESTROY(&late_c);
+  DESTROY(&a);
+  DESTROY(&late_x);
+  DESTROY(&s);
+  GRAPH_FREE(g);
+}
+
+/* -------------------------------------- owners first, across threads */
+
+/* parent reads q and s; while s == 0 its run keeps one child effect that
+ * reads s, and when s != 0 it destroys it: the child must never see s != 0.
+ * Thread 2 writes q, which runs parent there; while that run is paused
+ * (it has read s == 0), this thread writes s = 1. Its flush must not run
+ * the child before the parent's run is over: the parent goes round once
+ * more on thread 2 and disposes of the child. */
+typedef struct cross_parent {
+  cell base;
+  cell child;
+  sg_graph *g;
+  bool has_child;
+  _Atomic int child_saw_nonzero;
+  _Atomic int pause;
+  sem_t in_run, resume;
+} cross_parent;
+
+static cross_parent xp;
+
+static int formula_child_of_s(cell *self) {
+  int v = IN(self, 0);
+  if (v != 0) xp.child_saw_nonzero++;
+  return v;
+}
+
+static int formula_cross_parent(cell *self) {
+  (void)IN(self, 0); /* q */
+  int s = IN(self, 1);
+  if (xp.pause) {
+    xp.pause = 0;
+    sem_post(&xp.in_run);
+    sem_wait(&xp.resume);
+  }
+  if (s == 0 && !xp.has_child) {
+    EFFECT(&xp.child, xp.g, "child", formula_child_of_s, self->in[1]);
+    xp.has_child = true;
+  } else if (s != 0 && xp.has_child) {
+    DESTROY(&xp.child);
+    xp.has_child = false;
+  }
+  return s;
+}
+
+static void *write_q_main(void *arg) {
+  SET((cell *)arg, 1);
+  return NULL;
+}
+
+TEST(threads_owner_running_elsewhere_runs_before_its_child) {
+  sg_graph *g = sg_graph_new();
+  cell q, s;
+  STORED(&q, g, "q", 0);
+  STORED(&s, g, "s", 0);
+  memset(&xp, 0, sizeof xp);
+  xp.g = g;
+  sem_init(&xp.in_run, 0, 0);
+  sem_init(&xp.resume, 0, 0);
+  EFFECT(&xp.base, g, "parent", formula_cross_parent, &q, &s);
+  CHECK(xp.has_child);
+  CHECK_EQ(xp.child.runs, 1);
+  xp.pause = 1;
+  pthread_t other = spawn_thread(write_q_main, &q, 0);
+  sem_wait(&xp.in_run); /* parent runs on the other thread, having read s == 0 */
+  SET(&s, 1);
+  sem_post(&xp.resume);
+  pthread_join(other, NULL);
+  CHECK_EQ(xp.child_saw_nonzero, 0);
+  CHECK_EQ(xp.child.runs, 1);
+  CHECK(!xp.has_child);
+  CHECK_EQ(xp.child.destroyed, 1);
+  CHECK_EQ(xp.base.runs, 3); /* creation, q's write, s's write */
+  sem_destroy(&xp.in_run);
+  sem_destroy(&xp.resume);
+  DESTROY(&xp.base);
+  DESTROY(&s);
+  DESTROY(&q);
+  GRAPH_FREE(g);
+}
+
 /* ----------------------------------------------------- loops of effects */
 
 /* ping copies a into b + 1; pong copies b into a + 1: each write re-runs
@@ -143,6 +357,39 @@ TEST(effect_order_two_effects_writing_each_other_end_with_a_cycle) {
   /* nothing else was harmed: the nodes still read and write */
   SET(&a, 7);
   CHECK_EQ(READ(&a), 7);
+  DESTROY(&a);
+  DESTROY(&b);
+  GRAPH_FREE(g);
+}
+
+/* A real loop still ends in SG_ECYCLE, and the report names its members
+ * in the order they ran, not the effects that merely watch it. */
+static int formula_watch_both(cell *self) { return IN(self, 0) + IN(self, 1); }
+
+TEST(effect_order_loop_report_names_its_members_only) {
+  sg_graph *g = sg_graph_new();
+  cell a, b, ping, pong, bystander;
+  STORED(&a, g, "a", 0);
+  STORED(&b, g, "b", 1);
+  EFFECT(&bystander, g, "bystander", formula_watch_both, &a, &b);
+  memset(&ping, 0, sizeof ping);
+  ping.formula = formula_ping;
+  ping.in[0] = &a;
+  ping.in[1] = &b;
+  CHECK_EQ(sg_effect_new(g, &(sg_node_info){.name = "ping", .file = "loop.c", .line = 1},
+                         cell_effect, &ping, NULL, &ping.node), SG_OK);
+  memset(&pong, 0, sizeof pong);
+  pong.formula = formula_ping;
+  pong.in[0] = &b;
+  pong.in[1] = &a;
+  CHECK_EQ(sg_effect_new(g, &(sg_node_info){.name = "pong", .file = "loop.c", .line = 2},
+                         cell_effect, &pong, NULL, &pong.node), SG_ECYCLE);
+  CHECK_STR(sg_last_cycle(), "ping (loop.c:1) -> pong (loop.c:2) -> ping (loop.c:1)"
+                             " (effects writing what the other reads, again and again)");
+  CHECK(ping.runs <= 102 && pong.runs <= 102);
+  DESTROY(&ping);
+  DESTROY(&pong);
+  DESTROY(&bystander);
   DESTROY(&a);
   DESTROY(&b);
   GRAPH_FREE(g);

@@ -106,7 +106,7 @@ TEST(misuse_stale_handles) {
   GRAPH_FREE(g);
 }
 
-/* The issue's case in full: a computed is destroyed while a program still
+/* The whole case: a computed is destroyed while a program still
  * holds its handle, and reads it — from outside and from inside another
  * node's callback. */
 typedef struct stale_reader {
@@ -279,12 +279,14 @@ TEST(misuse_unbalanced_ends) {
   CHECK_EQ(sg_batch_end(), SG_OK);
   CHECK_EQ(sg_batch_end(), SG_EBATCH);
 
-  CHECK_EQ(sg_untracked_end(), SG_EBATCH);
+  CHECK_EQ(sg_untracked_end(), SG_EUNTRACKED); /* a code of its own, not a batch's */
   sg_untracked_begin();
   sg_untracked_begin();
   CHECK_EQ(sg_untracked_end(), SG_OK);
   CHECK_EQ(sg_untracked_end(), SG_OK);
-  CHECK_EQ(sg_untracked_end(), SG_EBATCH);
+  CHECK_EQ(sg_untracked_end(), SG_EUNTRACKED);
+  CHECK_STR(sg_strerror(SG_EUNTRACKED), "untracked section ended without a begin");
+  CHECK_STR(sg_strerror(SG_EBATCH), "batch ended without a begin");
   CHECK(sg_current() == NULL);
 }
 
@@ -300,9 +302,9 @@ TEST(misuse_untracked_end_inside_callback) {
   cell c;
   COMPUTED(&c, g, "c", formula_end_without_begin, NULL);
   sg_untracked_begin(); /* outside, not the callback's */
-  CHECK_EQ(READ(&c), SG_EBATCH);
+  CHECK_EQ(READ(&c), SG_EUNTRACKED);
   CHECK_EQ(sg_untracked_end(), SG_OK); /* the outside section is intact */
-  CHECK_EQ(sg_untracked_end(), SG_EBATCH);
+  CHECK_EQ(sg_untracked_end(), SG_EUNTRACKED);
   DESTROY(&c);
   GRAPH_FREE(g);
 }
@@ -376,7 +378,7 @@ TEST(misuse_strerror_and_version) {
 #undef SG__CODE
   };
   enum { N = sizeof codes / sizeof codes[0] };
-  CHECK_EQ(N, 12);
+  CHECK_EQ(N, 13);
   for (int i = 0; i < N; i++) {
     CHECK(codes[i] < 0);
     const char *text = sg_strerror(codes[i]);

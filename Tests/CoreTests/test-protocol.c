@@ -543,3 +543,156 @@ TEST(threads_binding_slot_value_is_freed_at_thread_exit) {
   sg_binding_slot_set_destructor(NULL);
   CHECK_EQ(slot_values_freed, 1);
 }
+
+/* ------------------------------------- creation vs a stale handle's destroy */
+
+/* A checked destroy through a handle whose slot a new node is taking: the
+ * new node must not be pinnable before it is whole (callbacks set, in the
+ * live list). Ordered by the creating thread's scheduling point just
+ * before it takes the graph lock: there the destroy runs to its end. */
+static sg_node *stale_handle;
+static pthread_t creating_thread;
+static int stale_destroy_rc;
+
+static void *destroy_stale_main(void *arg) {
+  (void)arg;
+  stale_destroy_rc = sg_node_destroy(stale_handle);
+  return NULL;
+}
+
+static void hook_destroy_stale_during_creation(const char *point, bool blocked) {
+  (void)blocked;
+  if (!pthread_equal(pthread_self(), creating_thread)) return;
+  if (strcmp(point, "create: before the graph lock") != 0) return;
+  sg__set_scheduling_hook(NULL);
+  pthread_join(spawn_thread(destroy_stale_main, NULL, 0), NULL);
+}
+
+TEST(protocol_stale_destroy_cannot_reach_a_node_being_created) {
+  sg_graph *g = sg_graph_new();
+  cell s, old, fresh;
+  STORED(&s, g, "s", 4);
+  STORED(&old, g, "old", 0);
+  stale_handle = old.node;
+  DESTROY(&old); /* its slot is the next one handed out */
+  creating_thread = pthread_self();
+  stale_destroy_rc = 1;
+  REQUIRE(sg__set_scheduling_hook(hook_destroy_stale_during_creation));
+  COMPUTED(&fresh, g, "fresh", formula_copy, &s);
+  sg__set_scheduling_hook(NULL);
+  CHECK(fresh.node == stale_handle); /* the slot was reused: the race is real */
+  CHECK_EQ(stale_destroy_rc, SG_ESTALE);
+  CHECK_EQ(fresh.destroyed, 0);
+  CHECK(IS_LIVE(fresh.node));
+  CHECK_EQ(NODE_COUNT(g), 2);
+  CHECK_EQ(READ(&fresh), 4);
+  DESTROY(&fresh);
+  CHECK_EQ(fresh.destroyed, 1);
+  DESTROY(&s);
+  GRAPH_FREE(g);
+}
+
+/* ------------------------------- two visitors of one node vs its destroy */
+
+/* x is visited twice at once; the later visit returns first. A compute
+ * then destroys x while the remaining visitor reads that very compute: the
+ * destroy waits for the visitor, the visitor for the compute. Both visits
+ * must count, or the loop goes unseen and both wait for ever. The second
+ * visit comes from another thread, or from the first visitor's own nested
+ * snapshot. */
+typedef struct two_visits {
+  sg_graph *g;
+  sg_node *target;  /* x */
+  cell *computing;  /* c: its run destroys x */
+  int nested;
+  sem_t first_in, resume_first, done;
+  pthread_t first_visitor;
+  int read_rc, destroy_rc;
+} two_visits;
+
+static two_visits tv;
+
+static void visit_nothing(sg_snapshot *s, size_t i, void *context, void *user) {
+  (void)s, (void)i, (void)context, (void)user;
+}
+
+static void *second_visit_main(void *arg) {
+  (void)arg;
+  sg_snapshot *snap = NULL;
+  CHECK_EQ(sg_snapshot_graph(tv.g, visit_nothing, NULL, &snap), SG_OK);
+  sg_snapshot_free(snap);
+  return NULL;
+}
+
+static void first_visitor(sg_snapshot *s, size_t i, void *context, void *user) {
+  (void)context, (void)user;
+  if (sg_snapshot_entries(s, NULL)[i].node != tv.target) return;
+  if (tv.nested) second_visit_main(NULL); /* visits x again, and returns */
+  sem_post(&tv.first_in);
+  sem_wait(&tv.resume_first);
+  tv.read_rc = sg_read(tv.computing->node); /* c is the destroyer's */
+}
+
+static void *first_visit_main(void *arg) {
+  (void)arg;
+  sg_snapshot *snap = NULL;
+  CHECK_EQ(sg_snapshot_graph(tv.g, first_visitor, NULL, &snap), SG_OK);
+  sg_snapshot_free(snap);
+  return NULL;
+}
+
+static int formula_destroy_twice_visited(cell *self) {
+  (void)IN(self, 0);
+  tv.first_visitor = spawn_thread(first_visit_main, NULL, 0);
+  sem_wait(&tv.first_in);
+  if (!tv.nested) pthread_join(spawn_thread(second_visit_main, NULL, 0), NULL);
+  sem_post(&tv.resume_first);
+  tv.destroy_rc = sg_node_destroy(tv.target);
+  return 1;
+}
+
+static void *read_then_post_main(void *arg) {
+  (void)READ((cell *)arg);
+  sem_post(&tv.done);
+  return NULL;
+}
+
+static void destroy_while_visited_twice(int nested) {
+  sg_graph *g = sg_graph_new();
+  cell x, anchor, c;
+  STORED(&x, g, "x", 1);
+  STORED(&anchor, g, "anchor", 0);
+  COMPUTED(&c, g, "c", formula_destroy_twice_visited, &anchor);
+  tv = (two_visits){.g = g, .target = x.node, .computing = &c, .nested = nested};
+  sem_init(&tv.first_in, 0, 0);
+  sem_init(&tv.resume_first, 0, 0);
+  sem_init(&tv.done, 0, 0);
+  pthread_t reader = spawn_thread(read_then_post_main, &c, 0);
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += 10;
+  if (sem_timedwait(&tv.done, &until) != 0) {
+    CHECK(!"the destroy and the visitor wait for each other"); /* threads left blocked */
+    return;
+  }
+  pthread_join(reader, NULL);
+  pthread_join(tv.first_visitor, NULL);
+  CHECK_EQ(tv.destroy_rc, SG_OK);
+  CHECK_EQ(tv.read_rc, SG_ECYCLE);
+  CHECK_EQ(IS_LIVE(x.node), 0);
+  CHECK_EQ(c.runs, 1);
+  sem_destroy(&tv.first_in);
+  sem_destroy(&tv.resume_first);
+  sem_destroy(&tv.done);
+  DESTROY(&c);
+  DESTROY(&anchor);
+  GRAPH_FREE(g);
+}
+
+TEST(threads_destroy_waits_for_every_visitor_of_two_threads) {
+  destroy_while_visited_twice(0);
+}
+
+TEST(threads_destroy_waits_for_a_visitor_whose_nested_visit_ended) {
+  destroy_while_visited_twice(1);
+}

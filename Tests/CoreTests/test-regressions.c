@@ -200,7 +200,7 @@ TEST(regression_watcher_removed_while_armed) {
   GRAPH_FREE(g);
 }
 
-/* Review of the first session: a computation that makes a node, reads it and
+/* A computation that makes a node, reads it and
  * destroys it (a temporary) ran again on every read. Destroy marked every
  * dependent DIRTY, the running one included, though its run had already
  * used the value. A dependent that is running on this thread and read the

@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 
 static int formula_triple(cell *self) { return IN(self, 0) * 3; }
 
@@ -326,5 +327,69 @@ TEST(threads_cross_thread_cycle_no_deadlock) {
   DESTROY(&x.base);
   DESTROY(&y.base);
   DESTROY(&z);
+  GRAPH_FREE(g);
+}
+
+/* ------------------------------------------------ signal mask and stacks */
+
+/* A compute that blocks a signal on its thread keeps it blocked after the
+ * read returns, also when the core ran it on a stack segment: the thread's
+ * signal mask is the thread's, like its locks and thread-locals. The reader
+ * reads with less stack left than the core's margin, so the callback runs
+ * on a segment (checked by address). */
+static _Atomic uintptr_t mask_callback_at;
+
+static int formula_blocks_sigusr2(cell *self) {
+  (void)self;
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGUSR2);
+  pthread_sigmask(SIG_BLOCK, &set, NULL);
+  mask_callback_at = (uintptr_t)&set;
+  return 1;
+}
+
+typedef struct mask_result {
+  cell *c;
+  int blocked_after, on_segment, value;
+} mask_result;
+
+/* Uses up the thread's stack until less than the core's margin (256 KiB)
+ * is left, then reads: whatever the thread's stack size (sanitizers want
+ * large ones), the callback runs on a segment. */
+static int read_low_on_stack(cell *c, uintptr_t low) {
+  volatile char pad[16 * 1024];
+  pad[0] = 1;
+  if ((uintptr_t)&pad[0] - low > 200 * 1024) return read_low_on_stack(c, low) * pad[0];
+  return READ(c);
+}
+
+static void *mask_reader_main(void *arg) {
+  mask_result *r = arg;
+  pthread_attr_t attr;
+  void *low = NULL;
+  size_t size = 0;
+  REQUIRE(pthread_getattr_np(pthread_self(), &attr) == 0);
+  pthread_attr_getstack(&attr, &low, &size);
+  pthread_attr_destroy(&attr);
+  r->value = read_low_on_stack(r->c, (uintptr_t)low);
+  sigset_t now;
+  pthread_sigmask(SIG_SETMASK, NULL, &now);
+  r->blocked_after = sigismember(&now, SIGUSR2);
+  uintptr_t at = mask_callback_at;
+  r->on_segment = at < (uintptr_t)low || at >= (uintptr_t)low + size;
+  return NULL;
+}
+
+TEST(threads_signal_mask_set_by_a_compute_on_a_stack_segment_stays) {
+  sg_graph *g = sg_graph_new();
+  cell c;
+  COMPUTED(&c, g, "c", formula_blocks_sigusr2, NULL);
+  mask_result r = {.c = &c};
+  pthread_join(spawn_thread(mask_reader_main, &r, 0), NULL);
+  CHECK_EQ(r.value, 1);
+  CHECK_EQ(r.on_segment, 1); /* the switch happened: the test tests it */
+  CHECK_EQ(r.blocked_after, 1);
+  DESTROY(&c);
   GRAPH_FREE(g);
 }

@@ -10,7 +10,9 @@
  * holds, a wait) always hands the baton on; a run where every thread stays
  * blocked is a deadlock and fails with the point it hung at.
  *
- *   checker [SCHEDULES [FIRST_SEED]]   every scenario under SCHEDULES seeds
+ *   checker [SCHEDULES [FIRST_SEED [NAME]]]   every scenario (or those whose
+ *                                             name contains NAME) under
+ *                                             SCHEDULES seeds
  *
  * The last line is "N passed, M failed" (schedules). A failure prints the
  * scenario and seed: `checker 1 SEED` replays that schedule first.
@@ -23,7 +25,10 @@
 
 /* ------------------------------------------------------------- scheduler */
 
-enum { MAX_THREADS = 3, BLOCKED_LIMIT = 200000 };
+/* A schedule that passes this many points has not ended on its own: the
+ * threads retry waits that can never succeed (a deadlock whose waits time
+ * out and start again). The scenarios take well under a thousand. */
+enum { MAX_THREADS = 3, BLOCKED_LIMIT = 200000, SCHEDULE_POINT_LIMIT = 1000000 };
 
 typedef struct worker {
   pthread_t thread;
@@ -38,7 +43,10 @@ static worker workers[MAX_THREADS];
 static int worker_count;
 static __thread int my_id = -1; /* -1: not a scenario thread (main, exits) */
 static uint64_t random_state;
-static long blocked_streak, points;
+static long blocked_streak, points, schedule_points;
+static atomic_int failures;
+static const char *scenario_name;
+static uint64_t scenario_seed;
 static sem_t schedule_over;
 
 static uint64_t next_random(void) { /* xorshift64* */
@@ -63,6 +71,11 @@ static void hook(const char *point, bool blocked) {
   int self = my_id;
   if (self < 0) return;
   points++;
+  if (++schedule_points > SCHEDULE_POINT_LIMIT) {
+    fprintf(stderr, "%s, seed %llu: no end after %ld scheduling points, the last at \"%s\"\n",
+            scenario_name, (unsigned long long)scenario_seed, schedule_points, point);
+    abort();
+  }
   if (getenv("CHECKER_TRACE")) fprintf(stderr, "  [%d] %s%s\n", self, point, blocked ? " (blocked)" : "");
   if (!blocked) {
     blocked_streak = 0;
@@ -91,9 +104,6 @@ static void *worker_main(void *arg) {
 
 /* ------------------------------------------------------------ harness */
 
-static atomic_int failures;
-static const char *scenario_name;
-static uint64_t scenario_seed;
 
 void harness_fail(const char *file, int line, const char *fmt, ...) {
   char message[512];
@@ -119,6 +129,10 @@ typedef struct world {
   sg_node *handle; /* a handle kept by a thread that does not own it */
   uint64_t handle_id;
   atomic_int handle_gone; /* its destroy has returned */
+  atomic_int destroy_started;
+  int destroy_rc;
+  bool has_child;
+  atomic_int child_saw_nonzero;
 } world;
 
 /* Binding code has steps of its own between the core's: a value is stored
@@ -317,6 +331,123 @@ static void reuse_check(world *w) {
   DESTROY(&w->b);
 }
 
+/* A node created in the slot of a destroyed one, against checked calls
+ * through the destroyed node's handle: the new node is reachable through
+ * the door only once it is whole, so each call answers SG_ESTALE or works
+ * on the whole new node, and its destroy callback runs once. */
+static void stale_slot_setup(world *w) {
+  STORED(&w->s, w->g, "s", 3);
+  STORED(&w->a, w->g, "a", 0);
+  w->handle = w->a.node;
+  DESTROY(&w->a); /* the next node takes its slot */
+}
+static void create_in_stale_slot(void *p) {
+  world *w = p;
+  COMPUTED(&w->b, w->g, "b", formula_copy, &w->s);
+  int rc = sg_read(w->b.node);
+  CHECK(rc == SG_OK || rc == SG_ESTALE);
+  rc = sg_node_destroy(w->b.node);
+  CHECK(rc == SG_OK || rc == SG_ESTALE);
+}
+static void destroy_through_stale_handle(void *p) {
+  world *w = p;
+  int rc = sg_changed(w->handle); /* a stored node's call: b is computed */
+  CHECK(rc == SG_ESTALE || rc == SG_EKIND);
+  rc = sg_node_destroy(w->handle);
+  CHECK(rc == SG_OK || rc == SG_ESTALE);
+}
+static void stale_slot_check(world *w) {
+  CHECK_EQ(w->b.destroyed, 1);
+  CHECK_EQ(IS_LIVE(w->b.node), 0);
+  DESTROY(&w->s);
+}
+
+/* Two snapshot visitors of x, each reading b, against the read of b whose
+ * run destroys x: the destroy waits for every visitor while the visitors
+ * wait for b's run. The loop is seen through whichever visitor closes it,
+ * so each visitor's read ends (SG_ECYCLE when it was in the loop) and the
+ * destroy completes. */
+static world *visited_world; /* for the formula: one schedule at a time */
+
+static int formula_destroy_a(cell *self) {
+  world *w = visited_world;
+  int v = IN(self, 0);
+  if (!atomic_exchange(&w->destroy_started, 1)) w->destroy_rc = sg_node_destroy(w->a.node);
+  return v + 1;
+}
+static void visited_setup(world *w) {
+  visited_world = w;
+  STORED(&w->s, w->g, "s", 1);
+  STORED(&w->a, w->g, "x", 0);
+  COMPUTED(&w->b, w->g, "b", formula_destroy_a, &w->s);
+}
+static void visitor_reads_b(sg_snapshot *s, size_t i, void *context, void *user) {
+  world *w = user;
+  if (sg_snapshot_entries(s, NULL)[i].node != w->a.node) return;
+  int rc = sg_read(w->b.node);
+  CHECK(rc == SG_OK || rc == SG_ECYCLE);
+}
+static void visit_all(void *p) {
+  world *w = p;
+  sg_snapshot *snap = NULL;
+  CHECK_EQ(sg_snapshot_graph(w->g, visitor_reads_b, w, &snap), SG_OK);
+  sg_snapshot_free(snap);
+}
+static void read_b_destroying(void *p) {
+  world *w = p;
+  int rc = sg_read(w->b.node);
+  CHECK(rc == SG_OK || rc == SG_ECYCLE);
+}
+static void visited_check(world *w) {
+  CHECK_EQ(w->destroy_rc, SG_OK);
+  CHECK_EQ(IS_LIVE(w->a.node), 0);
+  CHECK_EQ(READ(&w->b), 2);
+  CHECK_EQ(w->b.runs >= 1 && w->b.runs <= 3, 1);
+  DESTROY(&w->b);
+  DESTROY(&w->s);
+}
+
+/* Owners first, whichever thread runs the owner: parent (reading q and s)
+ * keeps a child effect reading s while s == 0 and destroys it when s != 0.
+ * One thread writes q (running parent there), the other s: the child never
+ * runs with s != 0, and once both writes are done the child is gone. */
+static world *owner_world; /* for the formulas: one schedule at a time */
+
+static int formula_child(cell *self) {
+  int v = IN(self, 0);
+  if (v != 0) owner_world->child_saw_nonzero++;
+  return v;
+}
+static int formula_parent(cell *self) {
+  world *w = owner_world;
+  (void)IN(self, 0); /* q */
+  int s = IN(self, 1);
+  if (s == 0 && !w->has_child) {
+    EFFECT(&w->c, w->g, "child", formula_child, &w->s);
+    w->has_child = true;
+  } else if (s != 0 && w->has_child) {
+    DESTROY(&w->c);
+    w->has_child = false;
+  }
+  return s;
+}
+static void owner_setup(world *w) {
+  owner_world = w;
+  STORED(&w->s, w->g, "s", 0);
+  STORED(&w->a, w->g, "q", 0);
+  EFFECT(&w->b, w->g, "parent", formula_parent, &w->a, &w->s);
+}
+static void write_q(void *p) { SET(&((world *)p)->a, 1); }
+static void write_s(void *p) { SET(&((world *)p)->s, 1); }
+static void owner_check(world *w) {
+  CHECK_EQ(w->child_saw_nonzero, 0);
+  CHECK(!w->has_child);
+  CHECK_EQ(w->c.destroyed, 1);
+  DESTROY(&w->b);
+  DESTROY(&w->a);
+  DESTROY(&w->s);
+}
+
 static const scenario scenarios[] = {
   {"write vs read", chain_setup, {write_twice, read_b}, chain_check},
   {"write vs destroy vs read", chain_setup, {write_twice, destroy_a, read_b_any},
@@ -329,6 +460,10 @@ static const scenario scenarios[] = {
   {"two writers vs an effect", effect_setup, {write_one, write_two}, effect_check},
   {"two readers vs a writer", chain_setup, {read_b_twice, read_b, write_twice}, chain_check},
   {"checked calls vs slot reuse", reuse_setup, {destroy_and_reuse, use_kept_handle}, reuse_check},
+  {"creation vs a stale handle", stale_slot_setup, {create_in_stale_slot, destroy_through_stale_handle},
+   stale_slot_check},
+  {"two visitors vs destroy", visited_setup, {read_b_destroying, visit_all, visit_all}, visited_check},
+  {"owner elsewhere vs its child", owner_setup, {write_q, write_s}, owner_check},
 };
 enum { SCENARIOS = sizeof scenarios / sizeof scenarios[0] };
 
@@ -340,6 +475,7 @@ static void run_schedule(const scenario *sc, uint64_t seed) {
   scenario_seed = seed;
   random_state = seed * 0x9E3779B97F4A7C15ull + 1;
   blocked_streak = 0;
+  schedule_points = 0;
   sc->setup(&w);
   worker_count = 0;
   for (int i = 0; i < MAX_THREADS && sc->threads[i]; i++) {
@@ -365,10 +501,13 @@ static void run_schedule(const scenario *sc, uint64_t seed) {
 int main(int argc, char **argv) {
   long schedules = argc > 1 ? atol(argv[1]) : 200;
   uint64_t first = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
+  const char *only = argc > 3 ? argv[3] : NULL;
   setvbuf(stdout, NULL, _IOLBF, 0);
   REQUIRE(sg__set_scheduling_hook(hook));
-  int passed = 0, failed = 0;
+  int passed = 0, failed = 0, ran = 0;
   for (int i = 0; i < SCENARIOS; i++) {
+    if (only && !strstr(scenarios[i].name, only)) continue;
+    ran++;
     long before = points;
     int bad = 0;
     for (long k = 0; k < schedules; k++) {
@@ -382,7 +521,7 @@ int main(int argc, char **argv) {
     failed += bad;
   }
   sg__set_scheduling_hook(NULL);
-  printf("%d scenarios\n", SCENARIOS);
+  printf("%d scenarios\n", ran);
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

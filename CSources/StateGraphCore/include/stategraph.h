@@ -73,8 +73,9 @@
  *
  *   Callbacks run on the thread that reads the node (compute) or on the
  *   thread whose write or batch reached them (effects, watchers), always
- *   that thread itself: its thread-local variables and the locks it holds
- *   are yours, also during very deep first evaluations.
+ *   that thread itself: its thread-local variables, the locks it holds and
+ *   its signal mask are yours, also during very deep first evaluations (a
+ *   mask a callback sets stays set when it returns, as on any call).
  *
  *   Waiting. Two threads that need the same stale computed node at once do
  *   not compute it twice: the second waits for the first. An effect is
@@ -117,9 +118,11 @@
  *
  *   Functions that can fail return an int: SG_OK (0) on success, a
  *   negative SG_E* code on failure (see SG_ERRORS; sg_strerror() turns a
- *   code into text). Results come back through
- *   out-parameters, which are written only on success. No function returns
- *   a value that could also mean "error". Memory: SG_ENOMEM is returned
+ *   code into text). Results come back through out-parameters, which are
+ *   written only on success — with one exception, stated there:
+ *   sg_effect_new() sets *out also when it answers SG_ECALLBACK or
+ *   SG_ECYCLE, since the effect exists then and the caller must destroy it.
+ *   No function returns a value that could also mean "error". Memory: SG_ENOMEM is returned
  *   where listed (creating graphs, nodes, snapshots, names); anywhere else
  *   an allocation failure inside the library aborts the process, as GLib
  *   does.
@@ -142,7 +145,10 @@
  *   pointer check can tell. Node ids close that gap: every node has a
  *   64-bit id (sg_node_describe) that is never reused in the process, and
  *   sg_node_check(handle, id) answers SG_ESTALE for a reused address. Keep
- *   (handle, id) pairs where you hold handles you do not own.
+ *   (handle, id) pairs where you hold handles you do not own. A node is
+ *   reachable through a handle only once it is whole: while a new node is
+ *   being created in a reused slot, a checked call through the old handle
+ *   answers SG_ESTALE, never acts on a half-made node.
  *
  *   The *_unchecked variants skip the door entirely: no NULL check, no
  *   slot check, no pin. They are for bindings that own their handles and never
@@ -186,14 +192,15 @@ const char *sg_version(void);
   X(SG_ESTALE, -2, "stale handle: the node was destroyed or its graph freed")  \
   X(SG_EKIND, -3, "wrong node kind for this call")                            \
   X(SG_ECYCLE, -4, "dependency cycle")                                        \
-  X(SG_EBATCH, -5, "batch or untracked section ended without a begin")        \
+  X(SG_EBATCH, -5, "batch ended without a begin")                             \
   X(SG_ENOMEM, -6, "out of memory")                                           \
   X(SG_EGRAPH, -7, "the nodes belong to different graphs")                    \
   X(SG_ECALLBACK, -8, "a compute or effect callback failed")                  \
   X(SG_EBUSY, -9, "busy: the graph still has nodes, or a trace is running")   \
   X(SG_ENOTRACE, -10, "this thread is not tracing")                           \
   X(SG_ENOTHELD, -11, "the node is not held: release without a hold")        \
-  X(SG_EVERSION, -12, "the node never had this version")
+  X(SG_EVERSION, -12, "the node never had this version")                     \
+  X(SG_EUNTRACKED, -13, "untracked section ended without a begin")
 
 enum sg_error {
 #define SG__ENUM(name, value, message) name = value,
@@ -300,15 +307,25 @@ int sg_computed_new(sg_graph *graph, const sg_node_info *info,
  *   thread) belongs to it: when one change reaches both, the owner runs
  *   first, so it can destroy the effects it made before they see a value
  *   that makes it drop them; those it keeps run after it, once.
+ *   This holds whichever thread runs the owner: while the owner's callback
+ *   runs on another thread, a write here does not run its child effects at
+ *   once (nor waits); the owner's thread runs them after that run ends.
  * - A write made by an effect's own run (on its thread) does not run it
  *   again; every other observer sees the write.
+ * - A cascade settles: when effects write what other effects read without
+ *   a loop (a chain of any length, with observers reading many stages),
+ *   each effect runs after the last write of the cascade that reaches it,
+ *   so its last run sees the final values, and the write returns SG_OK.
  * - Effects that keep re-triggering each other (a writes what b reads, b
- *   what a reads) run at most 100 times each per outermost write or batch;
- *   that write or sg_batch_end() then returns SG_ECYCLE and sg_last_cycle()
- *   names them. They stay stale until the next change reaches them.
- * Errors: as sg_computed_new; and SG_ECALLBACK when the first run failed —
- * then the effect exists all the same, *out is set and must be destroyed;
- * SG_ECYCLE (*out set) when the effects its first run set off looped. */
+ *   what a reads) are stopped after 100 laps of their loop; that write or
+ *   sg_batch_end() then returns SG_ECYCLE and sg_last_cycle() names the
+ *   effects of the loop in the order they ran ("a (f.c:1) -> b (f.c:2) ->
+ *   a (f.c:1) ..."). They stay stale until the next change reaches them.
+ * Errors: as sg_computed_new (*out untouched); and, the exception to
+ * "out-parameters are written only on success", two with *out set, since
+ * the effect exists all the same and must be destroyed: SG_ECALLBACK when
+ * the first run failed, SG_ECYCLE when the effects its first run set off
+ * looped. */
 int sg_effect_new(sg_graph *graph, const sg_node_info *info, sg_callback run,
                   void *context, sg_destroy destroy, sg_node **out);
 
@@ -349,13 +366,14 @@ int sg_read_unchecked(sg_node *node);
 
 /* Call after changing the value a STORED node stands for — only when the
  * new value differs from the old one: that comparison is the binding's
- * equality. A compute callback may write nodes it does not read; writing
- * one it depends on is refused with SG_ECYCLE (it would run again for its
- * own write, without end): nothing is marked, and sg_last_cycle() says
- * "c (file:line) writes s (file:line), which it reads" — put your old value
- * back. Marks dependents and, when this is the thread's outermost
- * operation (not inside a batch or a callback), runs the effects it reached
- * before returning. Any thread, also inside callbacks (the effects then run
+ * equality. A compute callback may write nodes it does not depend on;
+ * writing one it depends on, directly or through other nodes, is refused
+ * with SG_ECYCLE (it would run again for its own write, without end):
+ * nothing is marked, and sg_last_cycle() says "c (file:line) writes s
+ * (file:line), which it reads" (adding " through d (file:line)" for the
+ * nodes in between) — put your old value back. Marks dependents and, when
+ * this is the thread's outermost operation (not inside a batch or a
+ * callback), runs the effects it reached before returning. Any thread, also inside callbacks (the effects then run
  * when the outermost operation ends).
  * Errors: SG_EINVAL, SG_ESTALE, SG_EKIND (a computed or effect node: their
  * values come from their callbacks), SG_ECYCLE (see above, and effect loops
@@ -391,10 +409,6 @@ int sg_batch_depth(void);
  * version names one value. Stores it in *version. Any thread.
  * Errors: SG_EINVAL (a NULL argument), SG_ESTALE. */
 int sg_node_version(sg_node *node, uint64_t *version);
-
-/* The version without the door, for a binding's transaction log. Takes the
- * graph lock, never waits for a callback. */
-uint64_t sg_node_version_unchecked(sg_node *node);
 
 /* Gives a stored or computed node back a version it had before; the
  * binding restores the matching value first. Dependents re-check instead of
@@ -443,7 +457,8 @@ void sg_node_release_unchecked(sg_node *node);
  * any callback): end it in the same place. */
 void sg_untracked_begin(void);
 
-/* Errors: SG_EBATCH when no section is open in the same place. */
+/* Errors: SG_EUNTRACKED when no section is open in the same place
+ * (nothing happens then). */
 int sg_untracked_end(void);
 
 /* The node whose callback is running on this thread, or NULL outside
@@ -470,6 +485,16 @@ int sg_node_arm(sg_node *node);
 /* sg_node_arm() without the door (and without the kind check: arming a
  * node that has no watcher does nothing). */
 int sg_node_arm_unchecked(sg_node *node);
+
+/* ------------------------------------------------- for language bindings */
+
+/* The calls below exist for a language binding (the Swift wrapper is one):
+ * a layer that owns every handle it passes and keeps per-thread state of
+ * its own. A C program that uses the graph directly does not need them. */
+
+/* The version without the door, for a binding's transaction log. Takes the
+ * graph lock, never waits for a callback. */
+uint64_t sg_node_version_unchecked(sg_node *node);
 
 /* Outside callbacks: sg_read() and sg_node_arm() under one lock, so no
  * write can slip between reading the value and arming the watcher. Inside a
@@ -598,7 +623,9 @@ typedef struct sg_snapshot_entry {
  * or to copy what it needs to describe it later.
  *
  * While it runs, the node is not destroyed: sg_node_destroy() of it on
- * another thread waits until the visitor returns. So a context is valid
+ * another thread waits until every visitor running for it returns (two
+ * threads' snapshots, or a visitor's own nested snapshot, may visit one
+ * node at once). So a context is valid
  * here even when no destroy callback owns it. Keep the visitor short, do
  * not wait for other threads in it, and do not destroy the node (that would
  * free the context under it). Other calls are allowed: no lock is held. Not
