@@ -91,6 +91,33 @@ extension StorageCodec {
   }
 }
 
+extension StorageCodec where Value: UserDefaultsStorable {
+  /// The codec of a ``GraphUserDefault`` property: the one every spelling uses for types
+  /// the library can store, and otherwise the type's own `_getValue`/`_setValue`, run
+  /// against a stand-in that holds the one key (`declared` is the default they read
+  /// with).
+  static func forUserDefaults(key: String, declared: Value) -> Self {
+    if let codec = forValueType { return codec }
+    return Self(
+      encode: { value in
+        let standIn = UserDefaultsStandIn(key: key, holding: nil)
+        value._setValue(to: standIn, forKey: key)
+        if let failure = standIn.failure { throw UnstorableValue(reason: failure) }
+        return standIn.value
+      },
+      decode: { stored throws(StorageDecodingError) in
+        let standIn = UserDefaultsStandIn(key: key, holding: stored)
+        return Value._getValue(from: standIn, forKey: key, defaultValue: declared)
+      })
+  }
+}
+
+/// A value that its type's own conversion could not store.
+struct UnstorableValue: Error, CustomStringConvertible {
+  let reason: String
+  var description: String { reason }
+}
+
 /// `Optional`, seen through a protocol: `Stored` offers a persisted initialiser for
 /// optional enums, and storage finds optionals at run time. Not for use outside the
 /// library.

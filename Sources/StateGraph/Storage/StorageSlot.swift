@@ -12,11 +12,15 @@ protocol StorageSlotMember: AnyObject, Sendable {
   func receive(_ stored: PropertyListValue?, sequence: UInt64, isWrite: Bool)
 }
 
-/// One persisted place (a UserDefaults key, a file), shared by every node backed by it.
+/// One persisted place (a UserDefaults key, a file), shared by every node backed by it:
+/// the one place that orders saves, loads, rollbacks and changes made from outside, for
+/// `@GraphStored(backed:)` and `@GraphUserDefault` alike.
 ///
 /// The slot knows what the place holds, numbers every change, saves writes, and finds
 /// changes made from outside. Nodes take a change only when its number is higher than the
-/// one they hold, so racing writers end with every node on the value saved last.
+/// one they hold, so racing writers end with every node on the value saved last. A
+/// rollback restores the place only while the write it undoes is the latest change, and
+/// numbers the restore as a new change, which the undoing node takes in the same step.
 ///
 /// No lock of the slot is held while a backing loads, saves or watches, or while a node
 /// takes a value: that is where user code (custom backings, `UserDefaults` observers,
@@ -121,12 +125,9 @@ final class StorageSlot: Sendable {
   // MARK: Writing
 
   /// Saves `stored` (nil removes what the place holds) and hands it to the members other
-  /// than `writer`; to none when `writer` is nil (a rollback: the members that took the
-  /// undone value restore themselves). Returns the change number and what the place held
-  /// before.
-  @discardableResult
+  /// than `writer`. Returns the change number and what the place held before.
   func write(
-    _ stored: PropertyListValue?, from writer: (any StorageSlotMember)?
+    _ stored: PropertyListValue?, from writer: any StorageSlotMember
   ) -> (sequence: UInt64, previous: PropertyListValue?) {
     let (sequence, previous, others, mustSave) = state.withLock { state in
       let previous = state.stored
@@ -135,14 +136,43 @@ final class StorageSlot: Sendable {
       state.hasUnsavedChange = true
       let mustSave = !state.isSaving
       state.isSaving = true
-      let others = writer.map { writer in
-        state.liveMembers.filter { $0 !== writer }
-      }
-      return (state.sequence, previous, others ?? [], mustSave)
+      let others = state.liveMembers.filter { $0 !== writer }
+      return (state.sequence, previous, others, mustSave)
     }
     if mustSave { saveUntilCurrent() }
     for member in others { member.receive(stored, sequence: sequence, isWrite: true) }
     return (sequence, previous)
+  }
+
+  /// A rollback's first step, called under the value lock of the node whose write is
+  /// undone (no lock of the slot is ever held while taking a node's lock, so this order
+  /// cannot deadlock): if change `expected` is still the latest, `previous` becomes the
+  /// latest change, and the caller must then call ``finishRestore(_:sequence:mustSave:by:)``.
+  /// Returns nil, changing nothing, when a later change came since: it stays.
+  func restore(
+    _ previous: PropertyListValue?, ifLatestIs expected: UInt64
+  ) -> (sequence: UInt64, mustSave: Bool)? {
+    state.withLock { state in
+      guard state.sequence == expected else { return nil }
+      state.stored = previous
+      state.sequence += 1
+      state.hasUnsavedChange = true
+      let mustSave = !state.isSaving
+      state.isSaving = true
+      return (state.sequence, mustSave)
+    }
+  }
+
+  /// A rollback's second step, with no lock held: saves the restored content and hands it
+  /// to the members other than `restorer` (which holds it already), as a change that no
+  /// batch owns.
+  func finishRestore(
+    _ previous: PropertyListValue?, sequence: UInt64, mustSave: Bool,
+    by restorer: any StorageSlotMember
+  ) {
+    if mustSave { saveUntilCurrent() }
+    let others = state.withLock { state in state.liveMembers.filter { $0 !== restorer } }
+    for member in others { member.receive(previous, sequence: sequence, isWrite: false) }
   }
 
   /// Saves the latest value until no newer one is waiting. Only one thread at a time runs
@@ -164,6 +194,12 @@ final class StorageSlot: Sendable {
       }
       switch turn {
       case .save(let value):
+        // Marks the thread as inside a save: a change notification posted from inside it
+        // (Apple's UserDefaults posts one on the saving thread) is followed later, not there.
+        let thread = ThreadState.current
+        let wasSaving = thread.isSavingUserDefault
+        thread.isSavingUserDefault = true
+        defer { thread.isSavingUserDefault = wasSaving }
         do {
           try backing.save(value)
         } catch {
