@@ -103,6 +103,32 @@ struct StorageRollbackTests {
     #expect(Stored(wrappedValue: 0, backed: .custom(place)).wrappedValue == 2)
   }
 
+  /// Thread B writes 5 and is held inside its save, its value not yet given to the node;
+  /// thread A's batch then writes 1 and throws. The node goes back, and on to B's 5,
+  /// which the place holds: not to the 0 it held before A's write, which no longer is
+  /// what the place holds.
+  @Test func aRollbackOverAWriteStillBeingPublishedEndsOnThatWrite() {
+    let place = GatedBacking()
+    let node = Stored(wrappedValue: 0, backed: .custom(place))
+    place.gate.holdNextSave()
+    let b = startThread { node.wrappedValue = 5 }
+    #expect(place.gate.held.wait(seconds: 20))  // the place holds 5; the node still 0
+    #expect(node.wrappedValue == 0)
+    let a = startThread {
+      try? withGraphBatch {
+        node.wrappedValue = 1
+        throw Cancelled()
+      }
+    }
+    #expect(a.wait(seconds: 20))
+    #expect(node.wrappedValue == 5)
+    place.gate.release.signal()
+    #expect(b.wait(seconds: 20))
+    #expect(node.wrappedValue == 5)
+    #expect(place.gate.value == .integer(5))
+    #expect(Stored(wrappedValue: 0, backed: .custom(place)).wrappedValue == 5)
+  }
+
   /// The same race with the rollback first: A's undo is saved while B writes. Everyone
   /// ends on B's value, and a later write is followed as usual.
   @Test func aWriteAfterARollbackIsKeptEverywhere() {

@@ -117,6 +117,21 @@ struct StorageValueTests {
     checkRoundTrip(Level.low, .high, stored: .integer(2)) { Stored(wrappedValue: $0, backed: $1) }
   }
 
+  /// swift-state-graph's `@GraphUserDefault` saved a `Codable` enum as JSON data; such a
+  /// key still reads, and the next write stores the raw value.
+  @Test func aCodableEnumSavedAsJSONStillReads() {
+    let suite = ScratchSuite()
+    defer { suite.remove() }
+    suite.defaults.set(Data("2".utf8), forKey: "level")
+    let level = Stored(wrappedValue: Level.low, backed: suite.backing("level"))
+    #expect(level.wrappedValue == .high)
+    level.wrappedValue = .low
+    #expect(suite.stored("level") == .integer(1))
+    // A raw-value enum that is not Codable has no JSON form to fall back to.
+    suite.defaults.set(Data(#""dark""#.utf8), forKey: "theme")
+    #expect(Stored(wrappedValue: Theme.light, backed: suite.backing("theme")).wrappedValue == .light)
+  }
+
   @Test func codableValuesAreStoredAsJSONData() throws {
     let written = Layout(name: "grid", columns: 3)
     let json = Data(#"{"columns":3,"name":"grid"}"#.utf8)

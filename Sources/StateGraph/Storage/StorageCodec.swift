@@ -66,9 +66,17 @@ extension StorageCodec {
     Self(
       encode: { (($0 as! T).rawValue as! Raw).propertyListValue },
       decode: { stored throws(StorageDecodingError) in
-        guard let raw = Raw(propertyListValue: stored), let value = T(rawValue: raw as! T.RawValue)
-        else { throw .typeMismatch(found: stored) }
-        return value as! Value
+        if let raw = Raw(propertyListValue: stored), let value = T(rawValue: raw as! T.RawValue) {
+          return value as! Value
+        }
+        // swift-state-graph's `@GraphUserDefault` kept a `Codable` enum as JSON data: a
+        // key it wrote still reads (and is rewritten in the raw form by the next write).
+        if case .data(let data) = stored, let decodable = T.self as? any Decodable.Type,
+          let value = try? JSONDecoder().decode(decodable, from: data) as? T
+        {
+          return value as! Value
+        }
+        throw .typeMismatch(found: stored)
       })
   }
 

@@ -20,7 +20,7 @@ protocol StorageSlotMember: AnyObject, Sendable {
 /// changes made from outside. Nodes take a change only when its number is higher than the
 /// one they hold, so racing writers end with every node on the value saved last. A
 /// rollback restores the place only while the write it undoes is the latest change, and
-/// numbers the restore as a new change, which the undoing node takes in the same step.
+/// hands the restored content to every node as a new change.
 ///
 /// No lock of the slot is held while a backing loads, saves or watches, or while a node
 /// takes a value: that is where user code (custom backings, `UserDefaults` observers,
@@ -144,11 +144,10 @@ final class StorageSlot: Sendable {
     return (sequence, previous)
   }
 
-  /// A rollback's first step, called under the value lock of the node whose write is
-  /// undone (no lock of the slot is ever held while taking a node's lock, so this order
-  /// cannot deadlock): if change `expected` is still the latest, `previous` becomes the
-  /// latest change, and the caller must then call ``finishRestore(_:sequence:mustSave:by:)``.
-  /// Returns nil, changing nothing, when a later change came since: it stays.
+  /// A rollback's first step: if change `expected` is still the latest, `previous` becomes
+  /// the latest change, and the caller must then call
+  /// ``finishRestore(_:sequence:mustSave:)``. Returns nil, changing nothing, when a later
+  /// change came since: it stays.
   func restore(
     _ previous: PropertyListValue?, ifLatestIs expected: UInt64
   ) -> (sequence: UInt64, mustSave: Bool)? {
@@ -164,15 +163,11 @@ final class StorageSlot: Sendable {
   }
 
   /// A rollback's second step, with no lock held: saves the restored content and hands it
-  /// to the members other than `restorer` (which holds it already), as a change that no
-  /// batch owns.
-  func finishRestore(
-    _ previous: PropertyListValue?, sequence: UInt64, mustSave: Bool,
-    by restorer: any StorageSlotMember
-  ) {
+  /// to every member, as a change that no batch owns.
+  func finishRestore(_ previous: PropertyListValue?, sequence: UInt64, mustSave: Bool) {
     if mustSave { saveUntilCurrent() }
-    let others = state.withLock { state in state.liveMembers.filter { $0 !== restorer } }
-    for member in others { member.receive(previous, sequence: sequence, isWrite: false) }
+    let members = state.withLock { $0.liveMembers }
+    for member in members { member.receive(previous, sequence: sequence, isWrite: false) }
   }
 
   /// Saves the latest value until no newer one is waiting. Only one thread at a time runs

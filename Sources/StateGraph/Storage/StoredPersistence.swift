@@ -20,7 +20,7 @@ final class StoredPersistence<Value>: StorageSlotMember, @unchecked Sendable {
   private let ownerLock = ValueLock()
   /// The slot's change number of the value the owner holds. Until ``bind(to:)`` only this
   /// object's creator touches it; afterwards only under the owner's value lock (inside
-  /// ``Stored/replace(with:isCurrent:undo:joinsBatch:)``, and in ``undo(restoring:in:)``).
+  /// ``Stored/replace(with:isCurrent:undo:joinsBatch:)``; ``undo(restoring:in:)`` reads it).
   private var sequence: UInt64
 
   var valueType: Any.Type { Value.self }
@@ -112,18 +112,17 @@ final class StoredPersistence<Value>: StorageSlotMember, @unchecked Sendable {
 
   /// A batch that wrote the node rolled back, and the node holds its value from before
   /// again. The place gets its content from before too, but only if the write being
-  /// undone is still the place's latest change (the node's change number is the slot's):
-  /// a later write of another thread stays, and reaches the node as usual. The check and
-  /// the new change number are taken under the node's value lock, so no publication of an
-  /// older change can slip in after it; the save and the other nodes follow outside it.
+  /// undone is still the place's latest change (the node holds the slot's latest change
+  /// number): a later write of another thread stays, and reaches the node as usual. The
+  /// restored content is a new change, which every node on the place takes, this one
+  /// included: a node that had not yet taken the value the undone write replaced gets it
+  /// now, and no older change can reach a node after it.
   private func undo(restoring previous: PropertyListValue?, in owner: Stored<Value>) {
-    let restored: (sequence: UInt64, mustSave: Bool)? = owner.lock.withLock {
-      guard let restored = slot.restore(previous, ifLatestIs: sequence) else { return nil }
-      sequence = restored.sequence
-      return restored
-    }
-    guard let restored else { return }
-    slot.finishRestore(previous, sequence: restored.sequence, mustSave: restored.mustSave, by: self)
+    // A change the node takes after this read is also the slot's, so `restore` finds the
+    // slot past `held` and changes nothing.
+    let held = owner.lock.withLock { sequence }
+    guard let restored = slot.restore(previous, ifLatestIs: held) else { return }
+    slot.finishRestore(previous, sequence: restored.sequence, mustSave: restored.mustSave)
   }
 
   /// Under the owner's value lock: whether change `newer` is newer than the value held.
