@@ -120,8 +120,10 @@ extension Optional: UserDefaultsStorable where Wrapped: UserDefaultsStorable {
 /// one key's property list in memory, so that those conversions run apart from the
 /// store, and the library saves what they wrote through its one ordered path.
 ///
-/// Overrides the three primitives that every other accessor of `UserDefaults` goes
-/// through. Used by one thread at a time, and thrown away after one conversion.
+/// Overrides the three primitives, and the typed accessors too (Apple's Foundation does
+/// not promise that they go through the primitives); a URL is kept as the library keeps
+/// it, as its absolute string. Used by one thread at a time, and thrown away after one
+/// conversion.
 final class UserDefaultsStandIn: UserDefaults {
   private var held: PropertyListValue?
   private var key: String
@@ -160,5 +162,74 @@ final class UserDefaultsStandIn: UserDefaults {
 
   override func removeObject(forKey defaultName: String) {
     if defaultName == key { held = nil }
+  }
+
+  override func set(_ value: Int, forKey defaultName: String) { set(value as Any, forKey: defaultName) }
+  override func set(_ value: Float, forKey defaultName: String) { set(value as Any, forKey: defaultName) }
+  override func set(_ value: Double, forKey defaultName: String) { set(value as Any, forKey: defaultName) }
+  override func set(_ value: Bool, forKey defaultName: String) { set(value as Any, forKey: defaultName) }
+
+  override func set(_ url: URL?, forKey defaultName: String) {
+    set(url?.absoluteString as Any?, forKey: defaultName)
+  }
+
+  private func stored(_ defaultName: String) -> PropertyListValue? {
+    defaultName == key ? held : nil
+  }
+
+  override func string(forKey defaultName: String) -> String? {
+    guard case .string(let value) = stored(defaultName) else { return nil }
+    return value
+  }
+
+  override func data(forKey defaultName: String) -> Data? {
+    guard case .data(let value) = stored(defaultName) else { return nil }
+    return value
+  }
+
+  override func array(forKey defaultName: String) -> [Any]? {
+    guard case .array = stored(defaultName) else { return nil }
+    return object(forKey: defaultName) as? [Any]
+  }
+
+  override func dictionary(forKey defaultName: String) -> [String: Any]? {
+    guard case .dictionary = stored(defaultName) else { return nil }
+    return object(forKey: defaultName) as? [String: Any]
+  }
+
+  override func url(forKey defaultName: String) -> URL? {
+    string(forKey: defaultName).flatMap(URL.init(string:))
+  }
+
+  override func integer(forKey defaultName: String) -> Int {
+    switch stored(defaultName) {
+    case .integer(let value): value
+    case .real(let value): Int(exactly: value.rounded(.towardZero)) ?? 0
+    case .bool(let value): value ? 1 : 0
+    case .string(let value): Int(value) ?? 0
+    default: 0
+    }
+  }
+
+  override func double(forKey defaultName: String) -> Double {
+    switch stored(defaultName) {
+    case .real(let value): value
+    case .integer(let value): Double(value)
+    case .bool(let value): value ? 1 : 0
+    case .string(let value): Double(value) ?? 0
+    default: 0
+    }
+  }
+
+  override func float(forKey defaultName: String) -> Float { Float(double(forKey: defaultName)) }
+
+  override func bool(forKey defaultName: String) -> Bool {
+    switch stored(defaultName) {
+    case .bool(let value): value
+    case .integer(let value): value != 0
+    case .real(let value): value != 0
+    case .string(let value): ["yes", "true", "1"].contains(value.lowercased())
+    default: false
+    }
   }
 }
