@@ -32,6 +32,12 @@ struct Sample: Codable, Sendable, CustomStringConvertible {
   var link: String
   var maybeText: String?
   var maybeInteger: Int?
+  var maybeRealBits: UInt64?
+  var maybeBytes: Data?
+  var maybeDateBits: UInt64?
+  var maybeLink: String?
+  var maybeMood: String?
+  var maybeCard: Card?
   var integers: [Int]
   var table: [String: String]
   var realsByName: [String: Double]
@@ -42,11 +48,21 @@ struct Sample: Codable, Sendable, CustomStringConvertible {
   var single: Float { Float(bitPattern: singleBits) }
   var date: Date { Date(timeIntervalSinceReferenceDate: Double(bitPattern: dateBits)) }
   var url: URL { URL(string: link)! }
+  var maybeReal: Double? { maybeRealBits.map(Double.init(bitPattern:)) }
+  var maybeDate: Date? {
+    maybeDateBits.map { Date(timeIntervalSinceReferenceDate: Double(bitPattern: $0)) }
+  }
+  var maybeURL: URL? { maybeLink.map { URL(string: $0)! } }
+  var mood: Mood { Mood(rawValue: theme)! }
+  var maybeMoodValue: Mood? { maybeMood.map { Mood(rawValue: $0)! } }
 
   var description: String {
     "Sample(\(flag), \(integer), \(real), \(single), \(String(reflecting: text)), \(bytes.count) bytes, "
       + "\(date.timeIntervalSinceReferenceDate), \(link), \(String(describing: maybeText)), "
-      + "\(String(describing: maybeInteger)), \(integers), \(table), \(realsByName), \(theme), \(layout))"
+      + "\(String(describing: maybeInteger)), \(String(describing: maybeReal)), "
+      + "\(String(describing: maybeBytes)), \(String(describing: maybeDate)), "
+      + "\(String(describing: maybeLink)), \(String(describing: maybeMood)), "
+      + "\(String(describing: maybeCard)), \(integers), \(table), \(realsByName), \(theme), \(layout))"
   }
 }
 
@@ -139,6 +155,13 @@ enum Samples {
       link: link(&rng),
       maybeText: Bool.random(using: &rng) ? nil : text(&rng),
       maybeInteger: Bool.random(using: &rng) ? nil : integer(&rng),
+      maybeRealBits: Bool.random(using: &rng) ? nil : real(&rng).bitPattern,
+      maybeBytes: Bool.random(using: &rng) ? nil : Data((0..<Int.random(in: 0...9, using: &rng)).map { UInt8($0) }),
+      maybeDateBits: Bool.random(using: &rng)
+        ? nil : date(&rng).timeIntervalSinceReferenceDate.bitPattern,
+      maybeLink: Bool.random(using: &rng) ? nil : link(&rng),
+      maybeMood: Bool.random(using: &rng) ? nil : (Bool.random(using: &rng) ? "calm" : "busy"),
+      maybeCard: Bool.random(using: &rng) ? nil : Card(name: word(&rng), columns: integer(&rng)),
       integers: (0..<Int.random(in: 0...6, using: &rng)).map { _ in integer(&rng) },
       table: Dictionary(
         (0..<Int.random(in: 0...4, using: &rng)).map { _ in (text(&rng), text(&rng)) },
@@ -265,10 +288,16 @@ struct SampleKeys {
     // nil removes the key, which then reads the declared value: nil here.
     check("maybeText", sample.maybeText, String?.none)
     check("maybeInteger", sample.maybeInteger, Int?.none)
+    check("maybeReal", sample.maybeReal, Double?.none)
+    check("maybeBytes", sample.maybeBytes, Data?.none)
+    check("maybeDate", sample.maybeDate, Date?.none)
+    check("maybeURL", sample.maybeURL, URL?.none)
+    check("maybeMood", sample.maybeMoodValue, Mood?.none)
+    check("maybeCard", sample.maybeCard, Card?.none)
     check("integers", sample.integers, sample.integers + [1])
     check("table", sample.table, ["declared": "~"])
     check("realsByName", sample.realsByName, ["declared": 0.25])
-    check("theme", Mood(rawValue: sample.theme)!, sample.theme == "busy" ? .calm : .busy)
+    check("theme", sample.mood, sample.mood == .busy ? .calm : .busy)
     check("layout", sample.layout, Card(name: sample.layout.name + "~", columns: 0))
     return wrong
   }
@@ -304,13 +333,25 @@ struct SampleKeys {
     // nil removes the key, which then reads the declared value: nil here.
     check("maybeText", sample.maybeText, String?.none)
     check("maybeInteger", sample.maybeInteger, Int?.none)
+    check("maybeReal", sample.maybeReal, Double?.none) { read, written in
+      switch (read, written) {
+      case (nil, nil): true
+      case (let read?, let written?): sameReal(read, written)
+      default: false
+      }
+    }
+    check("maybeBytes", sample.maybeBytes, Data?.none)
+    check("maybeDate", sample.maybeDate, Date?.none)
+    check("maybeURL", sample.maybeURL, URL?.none)
+    check("maybeMood", sample.maybeMoodValue, Mood?.none)
+    check("maybeCard", sample.maybeCard, Card?.none)
     check("integers", sample.integers, sample.integers + [1])
     check("table", sample.table, ["declared": "~"])
     check("realsByName", sample.realsByName, ["declared": 0.25]) { read, written in
       read.count == written.count
         && written.allSatisfy { key, value in read[key].map { sameReal($0, value) } ?? false }
     }
-    check("theme", Mood(rawValue: sample.theme)!, sample.theme == "busy" ? .calm : .busy)
+    check("theme", sample.mood, sample.mood == .busy ? .calm : .busy)
     check("layout", sample.layout, Card(name: sample.layout.name + "~", columns: 0))
     return wrong
   }
@@ -330,7 +371,8 @@ struct StorageRoundTripTests {
       // One encoding per type: both spellings left the same property list in their keys.
       for name in [
         "flag", "integer", "real", "single", "text", "bytes", "date", "link", "maybeText",
-        "maybeInteger", "integers", "table", "realsByName", "theme", "layout",
+        "maybeInteger", "maybeReal", "maybeBytes", "maybeDate", "maybeURL", "maybeMood",
+        "maybeCard", "integers", "table", "realsByName", "theme", "layout",
       ] {
         let stored = suite.defaults.object(forKey: "stored.\(name)")
         let wrapper = suite.defaults.object(forKey: "wrapper.\(name)")
