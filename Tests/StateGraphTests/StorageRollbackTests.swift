@@ -129,6 +129,46 @@ struct StorageRollbackTests {
     #expect(Stored(wrappedValue: 0, backed: .custom(place)).wrappedValue == 5)
   }
 
+  /// Two nodes on one place written in one batch: the rollback undoes both writes, in
+  /// the nodes and in the place.
+  @Test func aRollbackUndoesTheWritesOfTwoNodesOnOnePlace() {
+    let place = GatedBacking()
+    let first = Stored(wrappedValue: 0, backed: .custom(place))
+    let second = Stored(wrappedValue: 0, backed: .custom(place))
+    first.wrappedValue = 3
+    #expect(throws: Cancelled.self) {
+      try withGraphBatch {
+        first.wrappedValue = 1
+        second.wrappedValue = 2
+        first.wrappedValue = 4
+        throw Cancelled()
+      }
+    }
+    #expect(first.wrappedValue == 3)
+    #expect(second.wrappedValue == 3)
+    #expect(place.gate.value == .integer(3))
+    #expect(Stored(wrappedValue: 0, backed: .custom(place)).wrappedValue == 3)
+    // Consecutive writes of one node, and a nested batch that throws after one that
+    // committed.
+    #expect(throws: Cancelled.self) {
+      try withGraphBatch {
+        first.wrappedValue = 5
+        first.wrappedValue = 6
+        withGraphBatch { second.wrappedValue = 7 }
+        try? withGraphBatch {
+          first.wrappedValue = 8
+          throw Cancelled()
+        }
+        #expect(first.wrappedValue == 7)
+        #expect(place.gate.value == .integer(7))
+        throw Cancelled()
+      }
+    }
+    #expect(first.wrappedValue == 3)
+    #expect(second.wrappedValue == 3)
+    #expect(place.gate.value == .integer(3))
+  }
+
   /// The same race with the rollback first: A's undo is saved while B writes. Everyone
   /// ends on B's value, and a later write is followed as usual.
   @Test func aWriteAfterARollbackIsKeptEverywhere() {

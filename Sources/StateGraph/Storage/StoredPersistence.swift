@@ -20,7 +20,7 @@ final class StoredPersistence<Value>: StorageSlotMember, @unchecked Sendable {
   private let ownerLock = ValueLock()
   /// The slot's change number of the value the owner holds. Until ``bind(to:)`` only this
   /// object's creator touches it; afterwards only under the owner's value lock (inside
-  /// ``Stored/replace(with:isCurrent:undo:joinsBatch:)``; ``undo(restoring:in:)`` reads it).
+  /// ``Stored/replace(with:isCurrent:undo:joinsBatch:)``).
   private var sequence: UInt64
 
   var valueType: Any.Type { Value.self }
@@ -65,8 +65,8 @@ final class StoredPersistence<Value>: StorageSlotMember, @unchecked Sendable {
 
   /// The node's write, and the only way a value of this program reaches the place: saves
   /// it, then gives it to the node and to the other nodes on the place. When the enclosing
-  /// batch rolls back, the place's previous content comes back (see
-  /// ``undo(restoring:in:)``).
+  /// batch rolls back, the place's previous content comes back, unless someone else
+  /// changed the place since (see `StorageSlot.restore`).
   @usableFromInline
   func write(_ newValue: Value, to owner: Stored<Value>) {
     let stored: PropertyListValue?
@@ -77,12 +77,19 @@ final class StoredPersistence<Value>: StorageSlotMember, @unchecked Sendable {
       StorageDiagnostic.report(.unencodable, slot.backing.description, Value.self, "\(error)")
       return
     }
-    let (sequence, previous) = slot.write(stored, from: self)
+    let thread = ObjectIdentifier(ThreadState.current)
+    let (sequence, previous, lineage) = slot.write(stored, from: self, thread: thread)
     // Setting an optional to nil removes the key, which then reads as the declared value.
     let value = stored == nil ? defaultValue : newValue
-    take(value, sequence: sequence, in: owner, isWrite: true) { [weak self, weak owner] in
-      guard let self, let owner else { return }
-      self.undo(restoring: previous, in: owner)
+    take(value, sequence: sequence, in: owner, isWrite: true) { [weak self] in
+      // Run after the node's own restore, on the batch's thread, with no lock held.
+      guard let self else { return }
+      guard
+        let restored = self.slot.restore(
+          previous, lineage: lineage, undoing: sequence, thread: thread)
+      else { return }  // a later change of someone else stays
+      self.slot.finishRestore(
+        previous, sequence: restored.sequence, mustSave: restored.mustSave)
     }
   }
 
@@ -110,19 +117,18 @@ final class StoredPersistence<Value>: StorageSlotMember, @unchecked Sendable {
     if let handler, let oldValue { handler(oldValue, value) }
   }
 
-  /// A batch that wrote the node rolled back, and the node holds its value from before
-  /// again. The place gets its content from before too, but only if the write being
-  /// undone is still the place's latest change (the node holds the slot's latest change
-  /// number): a later write of another thread stays, and reaches the node as usual. The
-  /// restored content is a new change, which every node on the place takes, this one
-  /// included: a node that had not yet taken the value the undone write replaced gets it
-  /// now, and no older change can reach a node after it.
-  private func undo(restoring previous: PropertyListValue?, in owner: Stored<Value>) {
-    // A change the node takes after this read is also the slot's, so `restore` finds the
-    // slot past `held` and changes nothing.
-    let held = owner.lock.withLock { sequence }
-    guard let restored = slot.restore(previous, ifLatestIs: held) else { return }
-    slot.finishRestore(previous, sequence: restored.sequence, mustSave: restored.mustSave)
+  func receiveRestored(_ stored: PropertyListValue?, sequence: UInt64) {
+    guard let owner = ownerLock.withLock({ owner }) else { return }
+    // A node that still has a write of the batch rolling back on this thread is restored
+    // by that batch; taking the content now would make its rollback pass it by. (A
+    // restore runs inside the rollback, on its thread: `Transaction.current` is that
+    // batch, and its nodes' open writes go only when their own rollback ran.)
+    if let transaction = Transaction.current,
+      owner.lock.withLock({ owner.openWrites.newest(of: transaction.id) != nil })
+    {
+      return
+    }
+    take(value(of: stored), sequence: sequence, in: owner, isWrite: false, undo: nil)
   }
 
   /// Under the owner's value lock: whether change `newer` is newer than the value held.
