@@ -113,12 +113,14 @@ public struct UserDefaultsBacking: StorageBacking {
     #if canImport(Darwin)
       return body()
     #else
-      return preferences.withLock { _ in body() }
+      return preferences.withLock(body)
     #endif
   }
 
   #if !canImport(Darwin)
-    private static let preferences = Locked(())
+    // A pthread mutex: saves and synchronizations hold it for a file write, long enough
+    // for the graph's spinning lock to be the wrong tool.
+    private static let preferences = NSLock()
   #endif
 
   private var defaults: UserDefaults { Self.defaults(suite) }
