@@ -19,6 +19,8 @@ let package = Package(
     // Used by a test target only: SwiftPM does not resolve it for packages that depend on
     // this one (examples/consumer's Package.resolved does not list it).
     .package(url: "https://github.com/pointfreeco/swift-macro-testing", exact: "0.7.0"),
+    // Property-based tests of persistence round trips; a test target's only, like the above.
+    .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
   ],
   targets: [
     // C core: the dependency graph. Usable from C without Swift (see Makefile).
@@ -47,7 +49,11 @@ let package = Package(
       name: "StateGraphDemo", dependencies: ["StateGraphNormalization"],
       swiftSettings: [.swiftLanguageMode(.v5)]),
 
-    .testTarget(name: "StateGraphTests", dependencies: ["StateGraph"]),
+    .testTarget(
+      name: "StateGraphTests",
+      dependencies: [
+        "StateGraph", .product(name: "PropertyBased", package: "swift-property-based"),
+      ]),
     .testTarget(
       name: "SeedSamplesTests", dependencies: ["StateGraphNormalization"],
       swiftSettings: [.swiftLanguageMode(.v5)]),

@@ -22,6 +22,17 @@ final class SettingsModel {
   }
 }
 
+struct Layout: Codable, Equatable, UserDefaultsStorable {
+  var columns: Int
+  var showsSidebar: Bool
+}
+
+final class Preferences {
+  @GraphUserDefault("appTheme") var theme: String = "light"
+  @GraphUserDefault("layout", suiteName: "com.example.settings")
+  var layout = Layout(columns: 2, showsSidebar: true)
+}
+
 enum Theme: String, Codable {
   case light, dark
 }
@@ -73,6 +84,53 @@ final class MemorySlots: @unchecked Sendable {
     #expect(again.lastOpened == Date(timeIntervalSince1970: 0))
     settings.lastOpened = nil
     #expect(UserDefaults.standard.object(forKey: "lastOpened") == nil)
+  }
+
+  @Test func graphUserDefaultSharesTheKeyWithGraphStored() {
+    defer { Self.clear() }
+    let preferences = Preferences()
+    let settings = SettingsModel()
+    #expect(preferences.theme == "light")
+    preferences.theme = "dark"
+    #expect(settings.theme == "dark")
+    #expect(settings.isDark)
+    settings.theme = "sepia"
+    #expect(preferences.theme == "sepia")
+    preferences.layout = Layout(columns: 3, showsSidebar: false)
+    let data = UserDefaults(suiteName: "com.example.settings")?.data(forKey: "layout")
+    #expect(data == Data(#"{"columns":3,"showsSidebar":false}"#.utf8))
+    #expect(Preferences().layout == Layout(columns: 3, showsSidebar: false))
+  }
+
+  @Test func theFormsOfTheTable() {
+    withScratchDefaults { suite in
+      let defaults = UserDefaults(suiteName: suite)!
+      let date = Date(timeIntervalSinceReferenceDate: 1234.5678)
+      let opened = Stored(wrappedValue: Date.distantPast, backed: .userDefaults(suite: suite, key: "date"))
+      opened.wrappedValue = date
+      #expect(Date(timeIntervalSinceReferenceDate: defaults.double(forKey: "date")) == date)
+      let link = GraphUserDefault(wrappedValue: URL(string: "https://a.example")!, "link", suiteName: suite)
+      link.wrappedValue = URL(string: "https://b.example/x?q=1#top")!
+      #expect(defaults.string(forKey: "link").flatMap(URL.init(string:)) == link.wrappedValue)
+      let note = GraphUserDefault<String?>(wrappedValue: nil, "note", suiteName: suite)
+      note.wrappedValue = "hi"
+      #expect(defaults.string(forKey: "note") == "hi")
+      note.wrappedValue = nil
+      #expect(defaults.object(forKey: "note") == nil)
+    }
+  }
+
+  @Test func aRolledBackWriteLeavesTheKey() {
+    struct Cancelled: Error {}
+    defer { Self.clear() }
+    let preferences = Preferences()
+    preferences.theme = "dark"
+    try? withGraphBatch {
+      preferences.theme = "sepia"
+      throw Cancelled()
+    }
+    #expect(preferences.theme == "dark")
+    #expect(UserDefaults.standard.string(forKey: "appTheme") == "dark")
   }
 
   @Test func withoutTheMacro() {

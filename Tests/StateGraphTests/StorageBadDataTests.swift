@@ -98,13 +98,21 @@ struct StorageBadDataTests {
     #expect(await eventually { Diagnostics.about(file.url.path).first?.kind == .loadFailed })
   }
 
-  @Test func aValueThatCannotBeEncodedStaysInMemory() {
+  /// Never a silently different value: the node keeps what the place holds.
+  @Test func aValueThatCannotBeEncodedLeavesNodeAndPlaceAsTheyWere() {
     let suite = ScratchSuite()
     defer { suite.remove() }
     let ratios = Stored(wrappedValue: [Level: Double](), backed: suite.backing("ratios"))
+    ratios.wrappedValue = [.low: 0.5]
+    let stored = suite.stored("ratios")
+    #expect(stored == .data(Data(#"[1,0.5]"#.utf8)))
     ratios.wrappedValue = [.high: .infinity]  // JSON has no infinity
-    #expect(ratios.wrappedValue == [.high: .infinity])
-    #expect(suite.stored("ratios") == nil)
+    #expect(ratios.wrappedValue == [.low: 0.5])
+    #expect(suite.stored("ratios") == stored)
     #expect(Diagnostics.about(suite.name).map(\.kind) == [.unencodable])
+    #expect(
+      Stored(wrappedValue: [Level: Double](), backed: suite.backing("ratios")).wrappedValue == [
+        .low: 0.5
+      ])
   }
 }

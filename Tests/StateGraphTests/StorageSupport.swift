@@ -137,3 +137,53 @@ final class LastValue<Value>: @unchecked Sendable {
     }
   }
 }
+
+/// A backing kept in memory whose next save, once armed, stores its value and then stops
+/// until released: the place already holds the value while the writer is still inside
+/// its save.
+struct GatedBacking: StorageBacking {
+  final class Gate: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: PropertyListValue?
+    private var armed = false
+    /// Signalled when an armed save has stored its value and stopped.
+    let held = DispatchSemaphore(value: 0)
+    /// Signal to let the stopped save return.
+    let release = DispatchSemaphore(value: 0)
+
+    var value: PropertyListValue? { lock.withLock { stored } }
+
+    func holdNextSave() { lock.withLock { armed = true } }
+
+    fileprivate func save(_ value: PropertyListValue?) {
+      let mustHold = lock.withLock {
+        stored = value
+        defer { armed = false }
+        return armed
+      }
+      if mustHold {
+        held.signal()
+        _ = release.wait(timeout: .now() + .seconds(20))
+      }
+    }
+  }
+
+  let gate = Gate()
+
+  var description: String { "gated backing" }
+
+  func load() throws -> PropertyListValue? { gate.value }
+
+  func save(_ value: PropertyListValue?) throws { gate.save(value) }
+
+  static func == (lhs: Self, rhs: Self) -> Bool { lhs.gate === rhs.gate }
+
+  func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(gate)) }
+}
+
+/// A `UserDefaults` object handed to another thread: it is thread-safe, but Linux's
+/// Foundation does not say so in its type.
+struct SharedDefaults: @unchecked Sendable {
+  let defaults: UserDefaults
+  init(_ defaults: UserDefaults) { self.defaults = defaults }
+}

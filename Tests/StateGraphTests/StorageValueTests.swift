@@ -52,8 +52,11 @@ struct StorageValueTests {
     checkRoundTrip(Data(), Data([0, 1, 254, 255]), stored: .data(Data([0, 1, 254, 255]))) {
       Stored(wrappedValue: $0, backed: $1)
     }
-    let date = Date(timeIntervalSince1970: 1_700_000_000)
-    checkRoundTrip(Date(timeIntervalSince1970: 0), date, stored: .date(date)) {
+    // A date is a real number of seconds since the reference date: every bit is kept.
+    let date = Date(timeIntervalSince1970: 1_700_000_000.123_456)
+    checkRoundTrip(
+      Date(timeIntervalSince1970: 0), date, stored: .real(date.timeIntervalSinceReferenceDate)
+    ) {
       Stored(wrappedValue: $0, backed: $1)
     }
   }
@@ -67,6 +70,21 @@ struct StorageValueTests {
     checkRoundTrip(web, file, stored: .string(file.absoluteString)) {
       Stored(wrappedValue: $0, backed: $1)
     }
+  }
+
+  /// A web URL written through `@GraphUserDefault` read back as `file:///x` on Linux:
+  /// it was saved with `UserDefaults.set(_: URL?, forKey:)`, which stores a plain path there.
+  @Test func aWebURLKeepsItsSchemeThroughBothSpellings() {
+    let suite = ScratchSuite()
+    defer { suite.remove() }
+    let written = URL(string: "https://b.example/x")!
+    let declared = URL(string: "https://a.example/")!
+    let link = GraphUserDefault(wrappedValue: declared, "link", store: suite.defaults)
+    link.wrappedValue = written
+    #expect(link.wrappedValue == written)
+    #expect(GraphUserDefault(wrappedValue: declared, "link", store: suite.defaults).wrappedValue == written)
+    #expect(Stored(wrappedValue: declared, backed: suite.backing("link")).wrappedValue == written)
+    #expect(suite.stored("link") == .string("https://b.example/x"))
   }
 
   @Test func arraysAndDictionaries() {
@@ -97,6 +115,21 @@ struct StorageValueTests {
     }
     // Codable too: the raw value still wins over JSON.
     checkRoundTrip(Level.low, .high, stored: .integer(2)) { Stored(wrappedValue: $0, backed: $1) }
+  }
+
+  /// swift-state-graph's `@GraphUserDefault` saved a `Codable` enum as JSON data; such a
+  /// key still reads, and the next write stores the raw value.
+  @Test func aCodableEnumSavedAsJSONStillReads() {
+    let suite = ScratchSuite()
+    defer { suite.remove() }
+    suite.defaults.set(Data("2".utf8), forKey: "level")
+    let level = Stored(wrappedValue: Level.low, backed: suite.backing("level"))
+    #expect(level.wrappedValue == .high)
+    level.wrappedValue = .low
+    #expect(suite.stored("level") == .integer(1))
+    // A raw-value enum that is not Codable has no JSON form to fall back to.
+    suite.defaults.set(Data(#""dark""#.utf8), forKey: "theme")
+    #expect(Stored(wrappedValue: Theme.light, backed: suite.backing("theme")).wrappedValue == .light)
   }
 
   @Test func codableValuesAreStoredAsJSONData() throws {

@@ -15,7 +15,7 @@ final class ThreadState {
   @exclusivity(unchecked) var scope: TrackingScope?
   /// Why the handler running on this thread runs (nil outside handlers).
   @exclusivity(unchecked) var cause: DeliveryCause?
-  /// A `@GraphUserDefault` save is under way on this thread (its lock is held).
+  /// A persisted node's backing is saving on this thread (see `StorageSlot`).
   @exclusivity(unchecked) var isSavingUserDefault = false
   /// Contexts whose release waits for an outer release on this thread.
   @exclusivity(unchecked) var pendingReleases: [UnsafeMutableRawPointer] = []

@@ -17,7 +17,8 @@
 /// other nodes backed by the same key see a write immediately, and writes made through
 /// `UserDefaults` directly reach the nodes shortly after (see ``UserDefaultsBacking``).
 /// Values are stored as property lists (``PropertyListConvertible`` types), as their raw
-/// value (`RawRepresentable` enums), or as JSON data (other `Codable` types).
+/// value (`RawRepresentable` enums), or as JSON data (other `Codable` types), in the same
+/// form as ``GraphUserDefault`` stores them; <doc:PersistingValues> has the table.
 ///
 /// `userDefaults(key:)` is a static function rather than a second case, because Swift
 /// cannot yet tell cases that share a base name apart in a `switch`: both spellings work,

@@ -85,28 +85,33 @@ extension Data: PropertyListConvertible {
   }
 }
 
+/// A date is kept as a real number, its seconds since the reference date (1 January 2001,
+/// 00:00:00 UTC): exact to the last bit, where a property-list date written as XML (as
+/// Linux's Foundation writes UserDefaults) keeps whole seconds only. A property-list date
+/// that other code saved reads as well.
 extension Date: PropertyListConvertible {
-  public var propertyListValue: PropertyListValue { .date(self) }
+  public var propertyListValue: PropertyListValue { .real(timeIntervalSinceReferenceDate) }
 
   public init?(propertyListValue: PropertyListValue) {
-    guard case .date(let value) = propertyListValue else { return nil }
-    self = value
+    switch propertyListValue {
+    case .real(let seconds): self.init(timeIntervalSinceReferenceDate: seconds)
+    case .date(let value): self = value
+    default: return nil
+    }
   }
 }
 
-/// A URL is kept as its absolute string, which every platform's property lists can hold.
-/// A plain path (what `UserDefaults.set(_: URL?, forKey:)` writes for file URLs) reads back
-/// as a file URL.
+/// A URL is kept as its absolute string (`absoluteString`) and read back with
+/// `URL(string:)`: web and file URLs, queries, fragments and relative references come back
+/// equal. A URL made relative to a base URL comes back as its `absoluteURL`.
 extension URL: PropertyListConvertible {
   public var propertyListValue: PropertyListValue { .string(absoluteString) }
 
   public init?(propertyListValue: PropertyListValue) {
-    guard case .string(let string) = propertyListValue else { return nil }
-    if string.hasPrefix("/") {
-      self.init(fileURLWithPath: string)
-    } else {
-      self.init(string: string)
+    guard case .string(let string) = propertyListValue, let url = URL(string: string) else {
+      return nil
     }
+    self = url
   }
 }
 

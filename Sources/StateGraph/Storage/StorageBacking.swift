@@ -42,7 +42,8 @@ public protocol StorageBacking: Hashable, Sendable, CustomStringConvertible {
   /// another type, makes the property read its default and report a ``StorageDiagnostic``.
   func load() throws -> PropertyListValue?
 
-  /// Replaces what the place holds; nil removes it. Called at once for every write.
+  /// Replaces what the place holds; nil removes it. Called at once for every write, and
+  /// with the previous content when a ``withGraphBatch(_:)`` that wrote rolls back.
   func save(_ value: PropertyListValue?) throws
 
   /// Starts telling the library when the place may have changed by other means than the

@@ -66,9 +66,17 @@ extension StorageCodec {
     Self(
       encode: { (($0 as! T).rawValue as! Raw).propertyListValue },
       decode: { stored throws(StorageDecodingError) in
-        guard let raw = Raw(propertyListValue: stored), let value = T(rawValue: raw as! T.RawValue)
-        else { throw .typeMismatch(found: stored) }
-        return value as! Value
+        if let raw = Raw(propertyListValue: stored), let value = T(rawValue: raw as! T.RawValue) {
+          return value as! Value
+        }
+        // swift-state-graph's `@GraphUserDefault` kept a `Codable` enum as JSON data: a
+        // key it wrote still reads (and is rewritten in the raw form by the next write).
+        if case .data(let data) = stored, let decodable = T.self as? any Decodable.Type,
+          let value = try? JSONDecoder().decode(decodable, from: data) as? T
+        {
+          return value as! Value
+        }
+        throw .typeMismatch(found: stored)
       })
   }
 
@@ -89,6 +97,33 @@ extension StorageCodec {
         }
       })
   }
+}
+
+extension StorageCodec where Value: UserDefaultsStorable {
+  /// The codec of a ``GraphUserDefault`` property: the one every spelling uses for types
+  /// the library can store, and otherwise the type's own `_getValue`/`_setValue`, run
+  /// against a stand-in that holds the one key (`declared` is the default they read
+  /// with).
+  static func forUserDefaults(key: String, declared: Value) -> Self {
+    if let codec = forValueType { return codec }
+    return Self(
+      encode: { value in
+        let standIn = UserDefaultsStandIn(key: key, holding: nil)
+        value._setValue(to: standIn, forKey: key)
+        if let failure = standIn.failure { throw UnstorableValue(reason: failure) }
+        return standIn.value
+      },
+      decode: { stored throws(StorageDecodingError) in
+        let standIn = UserDefaultsStandIn(key: key, holding: stored)
+        return Value._getValue(from: standIn, forKey: key, defaultValue: declared)
+      })
+  }
+}
+
+/// A value that its type's own conversion could not store.
+struct UnstorableValue: Error, CustomStringConvertible {
+  let reason: String
+  var description: String { reason }
 }
 
 /// `Optional`, seen through a protocol: `Stored` offers a persisted initialiser for

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A problem with a persisted value that the program survives: the property falls back to
-/// its default, or keeps its value in memory only.
+/// its default, or keeps the value it had.
 ///
 /// Stored data is never rewritten because of a diagnostic: a key holding a value of
 /// another type keeps it until the program assigns the property.
@@ -21,7 +21,8 @@ public struct StorageDiagnostic: Sendable, CustomStringConvertible {
     case typeMismatch
     /// The store holds data the property's type cannot decode; the property reads its default.
     case undecodable
-    /// The value could not be encoded, so it was not saved; the property keeps it in memory.
+    /// The value could not be encoded, so it was not taken: the property keeps the value it
+    /// had, and the store what it held.
     case unencodable
     /// The backing failed to load; the property reads its default.
     case loadFailed
@@ -49,7 +50,7 @@ public struct StorageDiagnostic: Sendable, CustomStringConvertible {
         + "the property reads its default and the stored data is left as it is"
     case .unencodable:
       "StateGraph: a \(valueType) for \(location) could not be encoded (\(detail)); "
-        + "the new value is kept in memory only"
+        + "the property keeps its value and the stored value is left as it is"
     case .loadFailed:
       "StateGraph: loading \(location) as \(valueType) failed (\(detail)); "
         + "the property reads its default"

@@ -10,13 +10,40 @@ protocol StorageSlotMember: AnyObject, Sendable {
   /// `isWrite` tells a write of this program, made on the calling thread, from a change
   /// found in the backing.
   func receive(_ stored: PropertyListValue?, sequence: UInt64, isWrite: Bool)
+
+  /// Takes what a rollback put back in the place, as change number `sequence`, unless the
+  /// member's node is itself still to be rolled back by the batch rolling back on this
+  /// thread (its own rollback restores it, and its own undo may restore the place further).
+  func receiveRestored(_ stored: PropertyListValue?, sequence: UInt64)
 }
 
-/// One persisted place (a UserDefaults key, a file), shared by every node backed by it.
+/// Where the content of a place comes from, for rollbacks: the change whose content the
+/// place holds (`effective`, a change number), and the run of consecutive writes of one
+/// thread, through any of the place's nodes, that ends with it. A rollback of a batch
+/// undoes a write while the place holds that write or a later write of the same run: the
+/// later writes of the batch's own thread are inside the batch, so they are undone too.
+/// It never undoes past a change of another thread or from outside, unless a rollback
+/// undid that change first.
+struct StorageLineage: Sendable {
+  struct Run: Sendable, Equatable {
+    let thread: ObjectIdentifier
+    let start: UInt64
+  }
+
+  var effective: UInt64 = 0
+  var run: Run?
+}
+
+/// One persisted place (a UserDefaults key, a file), shared by every node backed by it:
+/// the one place that orders saves, loads, rollbacks and changes made from outside, for
+/// `@GraphStored(backed:)` and `@GraphUserDefault` alike.
 ///
 /// The slot knows what the place holds, numbers every change, saves writes, and finds
 /// changes made from outside. Nodes take a change only when its number is higher than the
-/// one they hold, so racing writers end with every node on the value saved last.
+/// one they hold, so racing writers end with every node on the value saved last. A
+/// rollback restores the place only while it holds the write being undone (or a later
+/// write of the same thread: see ``StorageLineage``), and hands the restored content to
+/// the nodes as a new change.
 ///
 /// No lock of the slot is held while a backing loads, saves or watches, or while a node
 /// takes a value: that is where user code (custom backings, `UserDefaults` observers,
@@ -37,6 +64,8 @@ final class StorageSlot: Sendable {
     var stored: PropertyListValue?
     /// Bumped on every change of `stored`.
     var sequence: UInt64 = 0
+    /// Where `stored` comes from (see ``StorageLineage``).
+    var lineage = StorageLineage()
     var members: [ObjectIdentifier: Member] = [:]
     var isSaving = false
     var hasUnsavedChange = false
@@ -121,28 +150,63 @@ final class StorageSlot: Sendable {
   // MARK: Writing
 
   /// Saves `stored` (nil removes what the place holds) and hands it to the members other
-  /// than `writer`; to none when `writer` is nil (a rollback: the members that took the
-  /// undone value restore themselves). Returns the change number and what the place held
-  /// before.
-  @discardableResult
+  /// than `writer`, which writes on the thread whose state is `thread`. Returns the change
+  /// number, and what the place held before with where it came from: what a rollback of
+  /// this write puts back.
   func write(
-    _ stored: PropertyListValue?, from writer: (any StorageSlotMember)?
-  ) -> (sequence: UInt64, previous: PropertyListValue?) {
-    let (sequence, previous, others, mustSave) = state.withLock { state in
+    _ stored: PropertyListValue?, from writer: any StorageSlotMember, thread: ObjectIdentifier
+  ) -> (sequence: UInt64, previous: PropertyListValue?, lineage: StorageLineage) {
+    let (sequence, previous, lineage, others, mustSave) = state.withLock { state in
       let previous = state.stored
+      let lineage = state.lineage
       state.stored = stored
       state.sequence += 1
+      let continues = lineage.run?.thread == thread
+      state.lineage = StorageLineage(
+        effective: state.sequence,
+        run: .init(thread: thread, start: continues ? lineage.run!.start : state.sequence))
       state.hasUnsavedChange = true
       let mustSave = !state.isSaving
       state.isSaving = true
-      let others = writer.map { writer in
-        state.liveMembers.filter { $0 !== writer }
-      }
-      return (state.sequence, previous, others ?? [], mustSave)
+      let others = state.liveMembers.filter { $0 !== writer }
+      return (state.sequence, previous, lineage, others, mustSave)
     }
     if mustSave { saveUntilCurrent() }
     for member in others { member.receive(stored, sequence: sequence, isWrite: true) }
-    return (sequence, previous)
+    return (sequence, previous, lineage)
+  }
+
+  /// A rollback's first step: undoes write `undone`, made on the thread whose state is
+  /// `thread`, if the place still holds it or a later write of its run (see
+  /// ``StorageLineage``). `previous` and `lineage` are what ``write(_:from:thread:)``
+  /// returned for it. Returns the new change number, and whether the caller must save;
+  /// then it must call ``finishRestore(_:sequence:mustSave:)``. Returns nil, changing
+  /// nothing, when a later change of someone else came since: it stays.
+  func restore(
+    _ previous: PropertyListValue?, lineage: StorageLineage, undoing undone: UInt64,
+    thread: ObjectIdentifier
+  ) -> (sequence: UInt64, mustSave: Bool)? {
+    state.withLock { state in
+      let current = state.lineage
+      let isOwnRun = current.run.map { $0.thread == thread && $0.start <= undone } ?? false
+      guard current.effective == undone || isOwnRun else { return nil }
+      state.stored = previous
+      state.sequence += 1
+      state.lineage = lineage
+      state.hasUnsavedChange = true
+      let mustSave = !state.isSaving
+      state.isSaving = true
+      return (state.sequence, mustSave)
+    }
+  }
+
+  /// A rollback's second step, with no lock held: saves the restored content and hands it
+  /// to every member that is not still to be rolled back (see
+  /// ``StorageSlotMember/receiveRestored(_:sequence:)``), as a change that no batch owns.
+  func finishRestore(_ previous: PropertyListValue?, sequence: UInt64, mustSave: Bool) {
+    if mustSave { saveUntilCurrent() }
+    let members = state.withLock { $0.liveMembers }
+    for member in members { member.receiveRestored(previous, sequence: sequence) }
   }
 
   /// Saves the latest value until no newer one is waiting. Only one thread at a time runs
@@ -164,6 +228,12 @@ final class StorageSlot: Sendable {
       }
       switch turn {
       case .save(let value):
+        // Marks the thread as inside a save: a change notification posted from inside it
+        // (Apple's UserDefaults posts one on the saving thread) is followed later, not there.
+        let thread = ThreadState.current
+        let wasSaving = thread.isSavingUserDefault
+        thread.isSavingUserDefault = true
+        defer { thread.isSavingUserDefault = wasSaving }
         do {
           try backing.save(value)
         } catch {
@@ -209,6 +279,7 @@ final class StorageSlot: Sendable {
       guard state.sequence == before, !state.isSaving, loaded != state.stored else { return nil }
       state.stored = loaded
       state.sequence += 1
+      state.lineage = StorageLineage(effective: state.sequence, run: nil)  // from outside
       return (state.sequence, state.liveMembers)
     }
     guard let (sequence, members) = change else { return }

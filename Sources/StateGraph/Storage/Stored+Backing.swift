@@ -133,6 +133,15 @@ extension Stored {
     guard let codec = StorageCodec<Value>.forValueType else {
       preconditionFailure("StateGraph: \(Value.self) cannot persist")  // excluded by the overloads
     }
+    self.init(persisting: name, declared, in: place, codec: codec, file, line)
+  }
+
+  /// A node persisted in `place` through `codec`: every persisted node, of either
+  /// spelling, is made here (``GraphUserDefault`` too).
+  convenience init(
+    persisting name: String?, _ declared: Value, in place: any StorageBacking,
+    codec: StorageCodec<Value>, _ file: StaticString, _ line: UInt
+  ) {
     let (persistence, initialValue) = StoredPersistence.join(
       place, codec: codec, defaultValue: declared)
     self.init(

@@ -2,8 +2,10 @@ import Foundation
 
 /// Ties one persisted ``Stored`` node to the ``StorageSlot`` of its place: encodes what the
 /// node is given, decodes what the slot hands over, and falls back to the declared value
-/// when the place holds nothing or something unreadable. `@unchecked Sendable`: `owner` is
-/// guarded by `ownerLock`, `sequence` as its comment says, the rest is immutable.
+/// when the place holds nothing or something unreadable. Both spellings of a persisted
+/// property (`@GraphStored(backed:)` and `@GraphUserDefault`) are a node with one of these.
+/// `@unchecked Sendable`: `owner` and `changeHandler` are guarded by `ownerLock`,
+/// `sequence` as its comment says, the rest is immutable.
 @usableFromInline
 final class StoredPersistence<Value>: StorageSlotMember, @unchecked Sendable {
   private let slot: StorageSlot
@@ -12,10 +14,13 @@ final class StoredPersistence<Value>: StorageSlotMember, @unchecked Sendable {
   private let defaultValue: Value
   /// Set once by ``bind(to:)``, while other threads may already deliver: hence the lock.
   private weak var owner: Stored<Value>?
+  /// Called after the node took a different value, from a write or from the place
+  /// (`GraphUserDefault.onDidSet`).
+  private var changeHandler: ((Value, Value) -> Void)?
   private let ownerLock = ValueLock()
   /// The slot's change number of the value the owner holds. Until ``bind(to:)`` only this
-  /// object's creator touches it; afterwards only the owner's value lock, inside
-  /// ``Stored/replace(with:isCurrent:undo:joinsBatch:)``.
+  /// object's creator touches it; afterwards only under the owner's value lock (inside
+  /// ``Stored/replace(with:isCurrent:undo:joinsBatch:)``).
   private var sequence: UInt64
 
   var valueType: Any.Type { Value.self }
@@ -48,30 +53,82 @@ final class StoredPersistence<Value>: StorageSlotMember, @unchecked Sendable {
     slot.catchUp(self, since: joinedAt)
   }
 
-  /// The node's write: saves it, then gives it to the node and to the other nodes on the
-  /// place. The place's previous content comes back if the enclosing batch rolls back.
+  /// Sets the closure called after each change of the node's value, with the old and the
+  /// new value; nil removes it.
+  func onChange(_ handler: ((Value, Value) -> Void)?) {
+    let replaced = ownerLock.withLock {
+      defer { changeHandler = handler }
+      return changeHandler
+    }
+    withExtendedLifetime(replaced) {}  // released with no lock held: it may own anything
+  }
+
+  /// The node's write, and the only way a value of this program reaches the place: saves
+  /// it, then gives it to the node and to the other nodes on the place. When the enclosing
+  /// batch rolls back, the place's previous content comes back, unless someone else
+  /// changed the place since (see `StorageSlot.restore`).
   @usableFromInline
   func write(_ newValue: Value, to owner: Stored<Value>) {
     let stored: PropertyListValue?
     do {
       stored = try codec.encode(newValue)
     } catch {
+      // Neither the node nor the place changes: the value cannot be kept as it is.
       StorageDiagnostic.report(.unencodable, slot.backing.description, Value.self, "\(error)")
-      owner.replace(with: newValue)
       return
     }
-    let (sequence, previous) = slot.write(stored, from: self)
+    let thread = ObjectIdentifier(ThreadState.current)
+    let (sequence, previous, lineage) = slot.write(stored, from: self, thread: thread)
     // Setting an optional to nil removes the key, which then reads as the declared value.
     let value = stored == nil ? defaultValue : newValue
-    owner.replace(
-      with: value, isCurrent: { self.advance(to: sequence) },
-      undo: { [slot] in slot.write(previous, from: nil) })
+    take(value, sequence: sequence, in: owner, isWrite: true) { [weak self] in
+      // Run after the node's own restore, on the batch's thread, with no lock held.
+      guard let self else { return }
+      guard
+        let restored = self.slot.restore(
+          previous, lineage: lineage, undoing: sequence, thread: thread)
+      else { return }  // a later change of someone else stays
+      self.slot.finishRestore(
+        previous, sequence: restored.sequence, mustSave: restored.mustSave)
+    }
   }
 
   func receive(_ stored: PropertyListValue?, sequence: UInt64, isWrite: Bool) {
     guard let owner = ownerLock.withLock({ owner }) else { return }
+    take(value(of: stored), sequence: sequence, in: owner, isWrite: isWrite, undo: nil)
+  }
+
+  /// Gives the node change number `sequence` unless it holds a newer one, then calls the
+  /// change handler if the value changed.
+  private func take(
+    _ value: Value, sequence: UInt64, in owner: Stored<Value>, isWrite: Bool,
+    undo: (() -> Void)?
+  ) {
+    let handler = ownerLock.withLock { changeHandler }
+    var oldValue: Value?
     owner.replace(
-      with: value(of: stored), isCurrent: { self.advance(to: sequence) }, joinsBatch: isWrite)
+      with: value,
+      isCurrent: {
+        // Under the owner's value lock.
+        guard self.advance(to: sequence) else { return false }
+        if handler != nil, !owner.isSame(owner.value, value) { oldValue = owner.value }
+        return true
+      }, undo: undo, joinsBatch: isWrite)
+    if let handler, let oldValue { handler(oldValue, value) }
+  }
+
+  func receiveRestored(_ stored: PropertyListValue?, sequence: UInt64) {
+    guard let owner = ownerLock.withLock({ owner }) else { return }
+    // A node that still has a write of the batch rolling back on this thread is restored
+    // by that batch; taking the content now would make its rollback pass it by. (A
+    // restore runs inside the rollback, on its thread: `Transaction.current` is that
+    // batch, and its nodes' open writes go only when their own rollback ran.)
+    if let transaction = Transaction.current,
+      owner.lock.withLock({ owner.openWrites.newest(of: transaction.id) != nil })
+    {
+      return
+    }
+    take(value(of: stored), sequence: sequence, in: owner, isWrite: false, undo: nil)
   }
 
   /// Under the owner's value lock: whether change `newer` is newer than the value held.

@@ -9,9 +9,11 @@ import Foundation
 /// ```
 ///
 /// Writes made through `UserDefaults` by other code in the process reach the nodes on the
-/// key from a background queue: on Apple platforms when `UserDefaults.didChangeNotification`
-/// is posted (UserDefaults posts it for every change), on Linux, whose Foundation posts
-/// nothing for `set(_:forKey:)`, by polling the watched keys every quarter of a second.
+/// key when `UserDefaults.didChangeNotification` is posted for the suite's `UserDefaults`
+/// object (synchronously, on the posting thread, unless that thread is inside one of this
+/// library's saves; then from a background queue), and from a background queue after any
+/// other change notification. Linux's Foundation posts nothing for `set(_:forKey:)`, so
+/// there the watched keys are also polled every quarter of a second.
 ///
 /// On Linux every save is also written to disk at once (`synchronize()`), and the polling
 /// picks up what other processes saved, so nodes in two processes follow each other. On
@@ -34,17 +36,29 @@ public struct UserDefaultsBacking: StorageBacking {
   }
 
   public func load() throws -> PropertyListValue? {
-    let defaults = defaults
-    guard let object = Self.withPreferences({ defaults.object(forKey: key) }) else { return nil }
+    try Self.load(key, from: defaults)
+  }
+
+  public func save(_ value: PropertyListValue?) throws {
+    Self.save(value, key, to: defaults)
+  }
+
+  public func watch(_ onChange: @escaping @Sendable () -> Void) -> StorageWatch {
+    Self.watch(defaults, onChange)
+  }
+
+  /// What `key` of `defaults` holds, as a property list.
+  static func load(_ key: String, from defaults: UserDefaults) throws -> PropertyListValue? {
+    guard let object = withPreferences({ defaults.object(forKey: key) }) else { return nil }
     guard let value = PropertyListValue(propertyListObject: object) else {
       throw NotAPropertyList(found: String(describing: type(of: object)))
     }
     return value
   }
 
-  public func save(_ value: PropertyListValue?) throws {
-    let defaults = defaults
-    Self.withPreferences {
+  /// Replaces what `key` of `defaults` holds; nil removes it.
+  static func save(_ value: PropertyListValue?, _ key: String, to defaults: UserDefaults) {
+    withPreferences {
       if let value {
         defaults.set(value.propertyListObject, forKey: key)
       } else {
@@ -58,13 +72,36 @@ public struct UserDefaultsBacking: StorageBacking {
     }
   }
 
-  public func watch(_ onChange: @escaping @Sendable () -> Void) -> StorageWatch {
+  /// Follows `defaults`: its change notifications at once, and the shared watcher's passes.
+  static func watch(
+    _ defaults: UserDefaults, _ onChange: @escaping @Sendable () -> Void
+  ) -> StorageWatch {
     #if !canImport(Darwin)
       // Another process may have saved since this one loaded the suite from disk.
-      let defaults = defaults
-      Self.withPreferences { _ = defaults.synchronize() }
+      withPreferences { _ = defaults.synchronize() }
     #endif
-    return UserDefaultsWatcher.shared.add(suite: suite, onChange)
+    let observer = NotificationCenter.default.addObserver(
+      forName: UserDefaults.didChangeNotification, object: defaults, queue: nil
+    ) { _ in
+      // Posted from inside a save of this library (Apple's UserDefaults posts on the
+      // saving thread): following it there would run observers inside that save.
+      if ThreadState.existing?.isSavingUserDefault == true {
+        DispatchQueue.global().async(execute: onChange)
+      } else {
+        onChange()
+      }
+    }
+    let registration = NotificationRegistration(observer: observer)
+    let poll = UserDefaultsWatcher.shared.add(defaults: defaults, onChange)
+    return StorageWatch {
+      NotificationCenter.default.removeObserver(registration.observer)
+      poll.cancel()
+    }
+  }
+
+  /// A notification observer token; NotificationCenter is thread-safe.
+  private struct NotificationRegistration: @unchecked Sendable {
+    let observer: any NSObjectProtocol
   }
 
   /// Runs `body`, which calls into `UserDefaults`, alone among this library's calls.
@@ -76,15 +113,30 @@ public struct UserDefaultsBacking: StorageBacking {
     #if canImport(Darwin)
       return body()
     #else
-      return preferences.withLock { _ in body() }
+      return preferences.withLock(body)
     #endif
   }
 
   #if !canImport(Darwin)
-    private static let preferences = Locked(())
+    // A pthread mutex: saves and synchronizations hold it for a file write, long enough
+    // for the graph's spinning lock to be the wrong tool.
+    private static let preferences = NSLock()
   #endif
 
   private var defaults: UserDefaults { Self.defaults(suite) }
+
+  /// The place of `key` in `store`, as ``GraphUserDefault`` names it: a key of the standard
+  /// defaults or of a suite this library opened is the place `Stored(backed:)` uses too,
+  /// so the two spellings share one value there; any other `UserDefaults` object is a
+  /// place of its own, which follows the others through change notifications and polling.
+  static func place(of key: String, in store: UserDefaults) -> any StorageBacking {
+    if store === UserDefaults.standard { return UserDefaultsBacking(key: key) }
+    let suite = suites.withLock { suites in
+      suites.first { $0.value.defaults === store }?.key
+    }
+    if let suite { return UserDefaultsBacking(suite: suite, key: key) }
+    return UserDefaultsObjectBacking(store: store, key: key)
+  }
 
   /// One `UserDefaults` object per suite, made once: `UserDefaults(suiteName:)` builds a
   /// new object on every call.
@@ -108,5 +160,31 @@ public struct UserDefaultsBacking: StorageBacking {
   struct NotAPropertyList: Error, CustomStringConvertible {
     let found: String
     var description: String { "it holds a \(found), which is not a property list" }
+  }
+}
+
+/// A key of a `UserDefaults` object that ``GraphUserDefault`` was given, other than the
+/// standard one and the suites opened by name (see `UserDefaultsBacking.place(of:in:)`).
+/// Objects are told apart by identity: two objects for one suite are two places.
+struct UserDefaultsObjectBacking: StorageBacking, @unchecked Sendable {
+  // @unchecked: UserDefaults is thread-safe; Linux's Foundation does not say so.
+  let store: UserDefaults
+  let key: String
+
+  var description: String { "UserDefaults key \"\(key)\"" }
+
+  func load() throws -> PropertyListValue? { try UserDefaultsBacking.load(key, from: store) }
+
+  func save(_ value: PropertyListValue?) throws { UserDefaultsBacking.save(value, key, to: store) }
+
+  func watch(_ onChange: @escaping @Sendable () -> Void) -> StorageWatch {
+    UserDefaultsBacking.watch(store, onChange)
+  }
+
+  static func == (lhs: Self, rhs: Self) -> Bool { lhs.store === rhs.store && lhs.key == rhs.key }
+
+  func hash(into hasher: inout Hasher) {
+    hasher.combine(ObjectIdentifier(store))
+    hasher.combine(key)
   }
 }

@@ -22,7 +22,7 @@ final class UserDefaultsWatcher: @unchecked Sendable {
   static let pollInterval: DispatchTimeInterval = .milliseconds(250)
 
   private struct State {
-    var watchers: [UInt64: (suite: String?, onChange: @Sendable () -> Void)] = [:]
+    var watchers: [UInt64: (defaults: UncheckedDefaults, onChange: @Sendable () -> Void)] = [:]
     var nextID: UInt64 = 0
     var isPassPending = false
     var poll: DispatchSourceTimer?
@@ -41,10 +41,10 @@ final class UserDefaultsWatcher: @unchecked Sendable {
   }
 
   /// Calls `onChange` on every pass until the returned watch ends.
-  func add(suite: String?, _ onChange: @escaping @Sendable () -> Void) -> StorageWatch {
+  func add(defaults: UserDefaults, _ onChange: @escaping @Sendable () -> Void) -> StorageWatch {
     let id = state.withLock { state in
       defer { state.nextID += 1 }
-      state.watchers[state.nextID] = (suite, onChange)
+      state.watchers[state.nextID] = (UncheckedDefaults(defaults: defaults), onChange)
       #if !canImport(Darwin)
         if state.poll == nil { state.poll = startPolling() }
       #endif
@@ -77,12 +77,19 @@ final class UserDefaultsWatcher: @unchecked Sendable {
   private func runPass() {
     let watchers = state.withLock { Array($0.watchers.values) }
     #if !canImport(Darwin)
-      for suite in Set(watchers.map(\.suite)) {
-        let defaults = UserDefaultsBacking.defaults(suite)
+      var synchronized = Set<ObjectIdentifier>()
+      for watcher in watchers
+      where synchronized.insert(ObjectIdentifier(watcher.defaults.defaults)).inserted {
+        let defaults = watcher.defaults.defaults
         UserDefaultsBacking.withPreferences { _ = defaults.synchronize() }
       }
     #endif
     for watcher in watchers { watcher.onChange() }
+  }
+
+  /// UserDefaults is thread-safe; Linux's Foundation does not say so in its type.
+  struct UncheckedDefaults: @unchecked Sendable {
+    let defaults: UserDefaults
   }
 
   private func startPolling() -> DispatchSourceTimer {
