@@ -41,7 +41,7 @@ struct Delivery: Sendable {
     // DeliveryQueue's drain, one at a time, in order.
     nonisolated(unsafe) let body = body
     guard let isolation else {
-      if isScheduled { Task { body() } } else { body() }
+      if isScheduled { HandlerTask.start(body) } else { body() }
       return
     }
     if isolation === MainActor.shared {
@@ -52,6 +52,38 @@ struct Delivery: Sendable {
   }
 
   private static func run(on actor: isolated any Actor, _ body: () -> Void) { body() }
+}
+
+/// Where the scheduled runs of handlers without actor isolation go: tasks
+/// that prefer this executor, whose jobs run on Dispatch's global queue.
+/// Those runs are synchronous user code that may block (wait for a
+/// semaphore, for another thread's write); on the cooperative pool, which
+/// has a thread per core, a few such runs would hold back every other task
+/// of the process, including the ones that would unblock them. Dispatch adds
+/// threads when its workers block. They are tasks all the same: task-local
+/// values and priority come along.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+final class HandlerExecutor: TaskExecutor {
+  static let shared = HandlerExecutor()
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    let executor = asUnownedTaskExecutor()
+    DispatchQueue.global().async { job.runSynchronously(on: executor) }
+  }
+}
+
+enum HandlerTask {
+  /// Runs `body` in a task of its own: on ``HandlerExecutor`` where the
+  /// platform has task executors, else on the default one.
+  static func start(_ body: @escaping () -> Void) {
+    nonisolated(unsafe) let body = body  // runs once, in the task
+    if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
+      Task(executorPreference: HandlerExecutor.shared) { body() }
+    } else {
+      Task { body() }
+    }
+  }
 }
 
 /// Whether the current thread runs on `executor`: the runtime's check behind
