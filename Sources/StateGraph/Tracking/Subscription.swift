@@ -166,10 +166,12 @@ public final class StateGraphSubscription: Hashable, Sendable {
   /// Keeps the subscription in a set, Combine style.
   public func store(in set: inout Set<StateGraphSubscription>) { set.insert(self) }
 
+  /// Whether both are the same subscription.
   public static func == (lhs: StateGraphSubscription, rhs: StateGraphSubscription) -> Bool {
     lhs === rhs
   }
 
+  /// Hashes the subscription's identity.
   public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
