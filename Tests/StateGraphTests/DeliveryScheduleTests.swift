@@ -223,6 +223,34 @@ struct DeliveryScheduleTests {
     _ = subscription
   }
 
+  /// Each write arrives while the group's run for the write before is still
+  /// going (the run waits for it), so the core runs the group's observer
+  /// again right after that run, on the run's thread: 300 times in a row,
+  /// each caused by the writer, not by the run before. No loop to report.
+  @Test(.timeLimit(.minutes(2))) func writesArrivingDuringEachRunAreNoLoop() async {
+    await #expect(processExitsWith: .success) {
+      let value = Stored(wrappedValue: 0)
+      let read = DispatchSemaphore(value: 0)
+      let written = DispatchSemaphore(value: 0)
+      let subscription = withGraphTracking {
+        withGraphTrackingGroup(
+          {
+            let current = value.wrappedValue
+            read.signal()
+            if current > 0 { _ = written.wait(timeout: .now() + 10) }
+          }, isolation: nil)
+      }
+      read.wait()
+      for next in 1...300 {
+        value.wrappedValue = next
+        if next > 1 { written.signal() }  // the run for `next - 1` may end now
+        guard read.wait(timeout: .now() + 10) == .success else { exit(1) }
+      }
+      written.signal()
+      subscription.cancel()
+    }
+  }
+
   /// `settled()` also waits for runs that runs of the same subscription
   /// scheduled: a group writing what a map reads.
   @Test(.timeLimit(.minutes(1))) func settledWaitsForRunsScheduledByRuns() async {

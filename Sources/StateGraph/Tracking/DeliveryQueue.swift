@@ -46,10 +46,18 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   /// The cause of runs that writes outside any handler ask for.
   private let root: DeliveryCause
 
+  /// Its runs are runs of its graph observer (see ``DeliveryCause/next(runsInsideItsObserver:)``).
+  private let runsInsideItsObserver: Bool
+
   /// `label` names the handler in the loop message: what registered it, and where.
-  init(_ delivery: Delivery, label: String, run: @escaping (Element) -> Void) {
+  /// `runsInsideItsObserver`: each run is a run of the handler's effect (a tracking group).
+  init(
+    _ delivery: Delivery, label: String, runsInsideItsObserver: Bool = false,
+    run: @escaping (Element) -> Void
+  ) {
     self.delivery = delivery
     self.run = run
+    self.runsInsideItsObserver = runsInsideItsObserver
     root = DeliveryCause(root: label)
   }
 
@@ -57,7 +65,7 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   /// (``Delivery/runsInline``) and nothing is queued before it; else queues
   /// it for the actor (or a task of its own).
   func submit(_ element: Element) {
-    let cause = root.next()
+    let cause = root.next(runsInsideItsObserver: runsInsideItsObserver)
     let isOnActor = delivery.runsInline
     lock.lock()  // no user code inside: flags and the buffer only
     if isCancelled {
@@ -105,7 +113,7 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   }
 
   private func run(_ body: () -> Void) -> Bool {
-    let cause = root.next()
+    let cause = root.next(runsInsideItsObserver: runsInsideItsObserver)
     lock.lock()  // flags only
     if isCancelled {
       lock.unlock()

@@ -43,7 +43,8 @@ final class TrackingGroup: TrackingMember, @unchecked Sendable {
     self.file = file
     self.line = line
     // Weak: the queue's drain task may outlive a cancelled group.
-    runs = DeliveryQueue(delivery, label: "\(name) (\(file):\(line))") { [weak self] _ in
+    runs = DeliveryQueue(delivery, label: "\(name) (\(file):\(line))", runsInsideItsObserver: true) {
+      [weak self] _ in
       self?.restart()
     }
   }
