@@ -7,6 +7,6 @@ import StateGraph
 print("StateGraph demo — reactive state with a C graph core\n")
 for (title, run) in chapters {
   print("━━ \(title) " + String(repeating: "━", count: max(0, 60 - title.count)))
-  run()
+  await run()
   print("")
 }

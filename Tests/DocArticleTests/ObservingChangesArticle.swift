@@ -82,8 +82,8 @@ final class ProfileModel: GraphObject {
     #expect(lines == ["now 20.0", "now 26.0"])
   }
 
-  @Test func group() {
-    let lines = printedLines {
+  @Test(.timeLimit(.minutes(1))) func group() async {
+    let lines = await printedLines {
       let counter = Stored(wrappedValue: 0)
       let showsDetail = Stored(wrappedValue: false)
       let detail = Stored(wrappedValue: "none")
@@ -98,8 +98,11 @@ final class ProfileModel: GraphObject {
         }
       }
       detail.wrappedValue = "ignored while hidden"
+      await group.settled()
       showsDetail.wrappedValue = true
+      await group.settled()
       counter.wrappedValue = 1
+      await group.settled()
       withExtendedLifetime(group) {}
     }
     #expect(
@@ -108,8 +111,8 @@ final class ProfileModel: GraphObject {
       ])
   }
 
-  @Test func map() {
-    let lines = printedLines {
+  @Test(.timeLimit(.minutes(1))) func map() async {
+    let lines = await printedLines {
       let items = Stored(wrappedValue: ["apple"])
       let badge = withGraphTracking {
         withGraphTrackingMap({ items.wrappedValue.count }) { count in
@@ -117,7 +120,9 @@ final class ProfileModel: GraphObject {
         }
       }
       items.wrappedValue.append("pear")
+      await badge.settled()
       items.wrappedValue[0] = "plum"
+      await badge.settled()
       withExtendedLifetime(badge) {}
     }
     #expect(lines == ["badge: 1", "badge: 2"])

@@ -41,6 +41,14 @@ func printedLines(_ body: () throws -> Void) rethrows -> [String] {
   return log.take()
 }
 
+/// Runs `body`, which may wait for scheduled handler runs, and returns the lines it
+/// printed (scheduled runs inherit the task-local log).
+func printedLines(_ body: () async throws -> Void) async rethrows -> [String] {
+  let log = PrintLog()
+  try await PrintLog.$current.withValue(log) { try await body() }
+  return log.take()
+}
+
 /// A fresh UserDefaults suite for one test, removed afterwards.
 func withScratchDefaults(_ body: (_ suite: String) throws -> Void) rethrows {
   let suite = "StateGraphDocArticleTests.\(UUID().uuidString)"

@@ -21,7 +21,39 @@ final class CartScreen {
   }
 }
 
+/// A list that handlers on any thread append to.
+final class Recorder: @unchecked Sendable {
+  private let lock = NSLock()
+  private var storage: [Int] = []
+  var values: [Int] { lock.withLock { storage } }
+  func append(_ value: Int) { lock.withLock { storage.append(value) } }
+}
+
 @Suite struct ThreadsArticleTests {
+  @MainActor @Test(.timeLimit(.minutes(1))) func synchronousDelivery() async {
+    let balance = Stored(wrappedValue: 0)
+    let audit = Recorder()
+    let auditing = withGraphTracking(delivery: .synchronous) {
+      withGraphTrackingGroup { audit.append(balance.wrappedValue) }
+    }
+    balance.wrappedValue = 10
+    balance.wrappedValue = 25
+    #expect(audit.values == [0, 10, 25])
+
+    balance.wrappedValue = 0
+    let scheduled = Recorder()
+    let later = withGraphTracking {
+      withGraphTrackingGroup { scheduled.append(balance.wrappedValue) }  // on the main actor
+    }
+    balance.wrappedValue = 10
+    balance.wrappedValue = 25
+    #expect(scheduled.values == [0])
+    await later.settled()
+    #expect(scheduled.values == [0, 25])
+    withExtendedLifetime(auditing) {}
+  }
+
+
   @Test func batchesAndRollback() {
     let lines = printedLines {
       let cart = Stored(wrappedValue: [Int]())

@@ -202,7 +202,8 @@ struct TrackingSamples {
     #expect(controller.labels == ["name:Ann", "email:ann@example.com", "valid:true"])
   }
 
-  @Test func trackingGroupHowItWorks() {
+  /// Re-runs are scheduled (never inside the write); the test waits for them.
+  @Test(.timeLimit(.minutes(1))) func trackingGroupHowItWorks() async {
     _ = log.take()
     let counter = Stored(wrappedValue: 0)
     let featureEnabled = Stored(wrappedValue: false)
@@ -223,15 +224,18 @@ struct TrackingSamples {
     }
     #expect(log.take() == ["Count: 0"])
     featureData.wrappedValue = "more"
+    await subscription.settled()
     #expect(log.take() == [])
     featureEnabled.wrappedValue = true
+    await subscription.settled()
     #expect(log.take() == ["Count: 0", "Feature data: more"])
     counter.wrappedValue = 1
+    await subscription.settled()
     #expect(log.take() == ["Count: 1", "Feature data: more"])
     _ = subscription
   }
 
-  @Test func dataProcessor() {
+  @Test(.timeLimit(.minutes(1))) func dataProcessor() async {
     let processor = DataProcessor()
     let premium = RunCount()
     let basic = RunCount()
@@ -261,10 +265,13 @@ struct TrackingSamples {
     }
     #expect(counts == [0])
     processor.user = ProcessorUser(isPremium: true)  // not read while disabled
+    await subscription.settled()
     #expect(counts == [0])
     processor.isEnabled = true
+    await subscription.settled()
     #expect((premium.count, basic.count) == (1, 0))
     processor.data = [ProcessorItem(), ProcessorItem()]
+    await subscription.settled()
     #expect(counts == [0, 0, 2])
     #expect(premium.count == 2)
     _ = subscription

@@ -182,7 +182,11 @@ final class DifferentialRunner {
         }
       }
     case .group(let expr):
-      subscription = withGraphTracking {
+      // Synchronous delivery: the model runs a group once per outermost
+      // write or batch that changed what it read, within that write. (With
+      // the default delivery the runs of quick writes merge; the tracking
+      // suites check that.)
+      subscription = withGraphTracking(delivery: .synchronous) {
         withGraphTrackingGroup { values.append(expr.evaluate { inputs[$0]!.value }) }
       }
     }

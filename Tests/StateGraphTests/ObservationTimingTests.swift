@@ -40,11 +40,11 @@ struct ObservationTimingTests {
   }
 
   /// Observation hears `willSet` first (old value), then the graph's
-  /// handlers run with the new one.
+  /// handlers run with the new one (synchronous delivery: within the write).
   @Test func graphHandlersStillRunAfterTheChange() {
     let node = Stored(wrappedValue: 0)
     let log = Recorder<String>()
-    let subscription = withGraphTracking {
+    let subscription = withGraphTracking(delivery: .synchronous) {
       node.onChange { log.append("onChange \($0), reads \(node.wrappedValue)") }
       withGraphTrackingGroup { log.append("group \(node.wrappedValue)") }
     }

@@ -8,12 +8,16 @@ import Testing
 /// write, and writers that never wait for a running handler.
 @Suite("Observer order")
 struct ObserverOrderTests {
-  @Test func anOuterGroupRunsBeforeTheInnerGroupItCreated() {
+  /// The same with either delivery: a scheduled outer re-run is no later
+  /// than the inner one, since the change that schedules it drops the inner
+  /// group at once.
+  @Test(arguments: [GraphDelivery.scheduled, .synchronous])
+  func anOuterGroupRunsBeforeTheInnerGroupItCreated(delivery: GraphDelivery) async {
     let a = Stored(wrappedValue: 1)
     let positive = Computed { _ in a.wrappedValue > 0 }
     let outerRuns = Counter()
     let innerSaw = Recorder<Int>()
-    let subscription = withGraphTracking {
+    let subscription = withGraphTracking(delivery: delivery) {
       withGraphTrackingGroup {
         outerRuns.tick()
         if positive.wrappedValue {
@@ -25,24 +29,28 @@ struct ObserverOrderTests {
     #expect(innerSaw.values == [1])
 
     a.wrappedValue = 5  // `positive` is unchanged: the outer group is cut off
+    await subscription.settled()
     #expect(outerRuns.value == 1)
     #expect(innerSaw.values == [1, 5])
 
     a.wrappedValue = 0  // reaches both; the outer one runs first and drops the inner
+    await subscription.settled()
     #expect(outerRuns.value == 2)
     #expect(innerSaw.values == [1, 5])  // never saw 0
 
     a.wrappedValue = 3  // a new inner group, run once when created
+    await subscription.settled()
     #expect(outerRuns.value == 3)
     #expect(innerSaw.values == [1, 5, 3])
     _ = subscription
   }
 
-  @Test func aGroupIsNotRerunByItsOwnWriteButItsPeersSeeIt() {
+  @Test(arguments: [GraphDelivery.scheduled, .synchronous])
+  func aGroupIsNotRerunByItsOwnWriteButItsPeersSeeIt(delivery: GraphDelivery) async {
     let count = Stored(wrappedValue: 0)
     let runs = Counter()
     let peerSaw = Recorder<Int>()
-    let subscription = withGraphTracking {
+    let subscription = withGraphTracking(delivery: delivery) {
       withGraphTrackingGroup {
         runs.tick()
         count.wrappedValue = count.wrappedValue + 1
@@ -54,6 +62,7 @@ struct ObserverOrderTests {
     #expect(peerSaw.values == [1])
 
     count.wrappedValue = 10  // an outside write: one run, which writes 11
+    await subscription.settled()
     #expect(runs.value == 2)
     #expect(count.wrappedValue == 11)
     #expect(peerSaw.values == [1, 11])
@@ -89,6 +98,7 @@ struct ObserverOrderTests {
       }
     }
     while !writer.isFinished { try? await Task.sleep(nanoseconds: 1_000_000) }
+    await subscription.settled()
     #expect(timedOut.value == 0)
     #expect(seen.values == [0, 1, 2])
     _ = subscription

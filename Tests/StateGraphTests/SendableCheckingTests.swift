@@ -80,8 +80,9 @@ struct SendableCheckingTests {
   }
 
   /// Handlers keep the isolation they were registered from, so in the Swift 6 mode they
-  /// may touch that actor's state, and closures without isolation may capture state that
-  /// is not `Sendable` (their runs never overlap): no `@Sendable` needed anywhere.
+  /// may touch that actor's state, and a closure without isolation may capture state that
+  /// is not `Sendable` and that nothing else uses (its own runs never overlap; two
+  /// handlers' runs may): no `@Sendable` needed anywhere.
   @Test(.timeLimit(.minutes(3)))
   func handlersCompileWithTheirRegistrationsIsolation() throws {
     let result = try typeCheck(
@@ -99,11 +100,12 @@ struct SendableCheckingTests {
           }
         }
         func unisolated(_ count: Stored<Int>) -> StateGraphSubscription {
-          let tally = Tally()
+          let groupTally = Tally()
+          let mapTally = Tally()
           return withGraphTracking {
-            withGraphTrackingGroup({ tally.count += count.wrappedValue }, isolation: nil)
+            withGraphTrackingGroup({ groupTally.count += count.wrappedValue }, isolation: nil)
             withGraphTrackingMap({ count.wrappedValue * 2 }, filter: PassthroughFilter()) {
-              tally.count += $0
+              mapTally.count += $0
             }
           }
         }

@@ -7,7 +7,7 @@ import Testing
 /// tracking group that projects, filters and delivers.
 @Suite("withGraphTrackingMap")
 struct TrackingMapTests {
-  @Test func tracksWhatTheLastProjectionRead() {
+  @Test func tracksWhatTheLastProjectionRead() async {
     let useFullName = Stored(wrappedValue: true)
     let first = Stored(wrappedValue: "John")
     let last = Stored(wrappedValue: "Doe")
@@ -21,16 +21,21 @@ struct TrackingMapTests {
       } onChange: { seen.append($0) }
     }
     first.wrappedValue = "Jane"
+    await subscription.settled()
     nickname.wrappedValue = "JJ"  // not read by the last projection
+    await subscription.settled()
     useFullName.wrappedValue = false
+    await subscription.settled()
     first.wrappedValue = "Bob"  // not read any more
+    await subscription.settled()
     nickname.wrappedValue = "Jay"
+    await subscription.settled()
     #expect(seen.values == ["John Doe", "Jane Doe", "JJ", "Jay"])
     #expect(projections.value == 4)
     _ = subscription
   }
 
-  @Test func aCustomFilterDecidesWhatReachesTheHandler() {
+  @Test func aCustomFilterDecidesWhatReachesTheHandler() async {
     struct Threshold: Filter {
       var last: Int?
       mutating func send(value: Int) -> Int? {
@@ -44,12 +49,15 @@ struct TrackingMapTests {
     let subscription = withGraphTracking {
       withGraphTrackingMap({ value.wrappedValue }, filter: Threshold()) { seen.append($0) }
     }
-    for next in [3, 6, 8, 15] { value.wrappedValue = next }
+    for next in [3, 6, 8, 15] {
+      value.wrappedValue = next
+      await subscription.settled()
+    }
     #expect(seen.values == [0, 6, 15])
     _ = subscription
   }
 
-  @Test func passthroughDeliversEqualProjectionsDistinctDoesNot() {
+  @Test func passthroughDeliversEqualProjectionsDistinctDoesNot() async {
     let items = Stored(wrappedValue: [1, 2])
     let everyRun = Recorder<Int>()
     let distinct = Recorder<Int>()
@@ -60,13 +68,15 @@ struct TrackingMapTests {
       withGraphTrackingMap({ items.wrappedValue.count }) { distinct.append($0) }
     }
     items.wrappedValue = [3, 4]
+    await subscription.settled()
     items.wrappedValue = [5]
+    await subscription.settled()
     #expect(everyRun.values == [2, 2, 1])
     #expect(distinct.values == [2, 1])
     _ = subscription
   }
 
-  @Test func withoutInitialTheFirstValueOnlySeedsTheFilter() {
+  @Test func withoutInitialTheFirstValueOnlySeedsTheFilter() async {
     let value = Stored(wrappedValue: 0)
     let distinct = Recorder<Int>()
     let passthrough = Recorder<Int>()
@@ -78,13 +88,15 @@ struct TrackingMapTests {
     }
     #expect(distinct.values.isEmpty && passthrough.values.isEmpty)
     value.wrappedValue = 10  // projects 0 again: the seeded filter holds it back
+    await subscription.settled()
     value.wrappedValue = 11
+    await subscription.settled()
     #expect(distinct.values == [1])
     #expect(passthrough.values == [10, 11])
     _ = subscription
   }
 
-  @Test func fromADependencyHeldWeaklyStopsOnceItIsGone() {
+  @Test func fromADependencyHeldWeaklyStopsOnceItIsGone() async {
     final class ViewModel: Sendable {
       let count = Stored(wrappedValue: 0)
     }
@@ -100,16 +112,19 @@ struct TrackingMapTests {
       }) { seen.append($0) }
     }
     count.wrappedValue = 1
+    await subscription.settled()
     viewModel = nil
     #expect(weakModel == nil)  // the map does not keep it alive
     count.wrappedValue = 2  // one run finds it gone and reads nothing
+    await subscription.settled()
     count.wrappedValue = 3  // so nothing runs any more
+    await subscription.settled()
     #expect(seen.values == [0, 1])
     #expect(maps.value == 2)
     _ = subscription
   }
 
-  @Test func fromADependencyWithAFilter() {
+  @Test func fromADependencyWithAFilter() async {
     final class Model: Sendable { let value = Stored(wrappedValue: 1) }
     let model = Model()
     let seen = Recorder<Int>()
@@ -119,12 +134,14 @@ struct TrackingMapTests {
       }
     }
     model.value.wrappedValue = 0  // projects 0 again, delivered all the same
+    await subscription.settled()
     #expect(seen.values == [0, 0])
     _ = subscription
   }
 
   /// The closures need not be `@Sendable`: they run with the caller's
-  /// isolation, one run at a time (here: none, so on the writing thread).
+  /// isolation, one run at a time (here: none, so in a task of their own,
+  /// or on the writing thread with synchronous delivery).
   @Test func closuresMayCaptureNonSendableState() async {
     final class Tally { var sum = 0 }  // not Sendable
     let tally = Tally()
@@ -133,18 +150,21 @@ struct TrackingMapTests {
       withGraphTrackingMap({ value.wrappedValue * 2 }, onChange: { tally.sum += $0 }, isolation: nil)
     }
     value.wrappedValue = 2
+    await subscription.settled()
     value.wrappedValue = 3
+    await subscription.settled()
     #expect(tally.sum == 2 + 4 + 6)
     _ = subscription
   }
 
-  @Test func isolationComesLastAsUpstreamSpellsIt() {
+  @Test func isolationComesLastAsUpstreamSpellsIt() async {
     let value = Stored(wrappedValue: 0)
     let runs = Recorder<Int>()
     let subscription = withGraphTracking {
       withGraphTrackingGroup({ runs.append(value.wrappedValue) }, isolation: nil)
     }
     value.wrappedValue = 1
+    await subscription.settled()
     #expect(runs.values == [0, 1])
     _ = subscription
   }
@@ -152,6 +172,8 @@ struct TrackingMapTests {
   /// Writes made off the main actor reach a main-actor map on the main
   /// actor, merged: one run sees every write before it. (The writes happen
   /// while the main actor waits for them, so none can run in between.)
+  /// Writes on the main actor are merged the same way: the run comes after
+  /// the writer's code, never inside it.
   @Test @MainActor func aMainActorMapMergesWritesMadeElsewhere() async {
     let value = Stored(wrappedValue: 0)
     var seen: [Int] = []  // main-actor state, no lock
@@ -160,11 +182,13 @@ struct TrackingMapTests {
     }
     #expect(onAnotherThread { for next in 1...5 { value.wrappedValue = next } })
     #expect(seen == [0])
-    for _ in 0..<1000 where seen.last != 5 { try? await Task.sleep(for: .milliseconds(5)) }
+    await subscription.settled()
     #expect(seen == [0, 5])
-    value.wrappedValue = 6  // on the main actor: at once
+    value.wrappedValue = 6  // on the main actor: scheduled all the same
     value.wrappedValue = 7
-    #expect(seen == [0, 5, 6, 7])
+    #expect(seen == [0, 5])
+    await subscription.settled()
+    #expect(seen == [0, 5, 7])
     _ = subscription
   }
 }

@@ -33,6 +33,9 @@ struct WriteLoopTests {
         withGraphTrackingGroup { b.wrappedValue = a.wrappedValue + 1 }
         withGraphTrackingGroup { a.wrappedValue = b.wrappedValue + 1 }
       }
+      // Scheduled re-runs: the chain goes on in tasks, and the loop ends the
+      // process first.
+      try? await Task.sleep(for: .seconds(60))
       _ = subscription
     }
     .map { result in

@@ -15,6 +15,8 @@ final class ThreadState {
   @exclusivity(unchecked) var scope: TrackingScope?
   /// Why the handler running on this thread runs (nil outside handlers).
   @exclusivity(unchecked) var cause: DeliveryCause?
+  /// The last handler run that ended on this thread inside the running one.
+  @exclusivity(unchecked) var endedRun: DeliveryCause?
   /// A persisted node's backing is saving on this thread (see `StorageSlot`).
   @exclusivity(unchecked) var isSavingUserDefault = false
   /// Contexts whose release waits for an outer release on this thread.

@@ -212,7 +212,7 @@ public final class Stored<Value> {
     let before = OpenWrites.RestorePoint(
       value: oldValue, revision: revisionBefore, version: sg_node_version_unchecked(node),
       versionNamesValue: unpublished == 0, undo: undo)
-    GraphCore.wrote(sg_changed_unchecked(node))
+    GraphCore.changed(node)
     let isFirst = openWrites.add(
       transaction.id, before: before, revisionWritten: revision,
       versionWritten: sg_node_version_unchecked(node))
@@ -227,7 +227,7 @@ public final class Stored<Value> {
   /// reads is already marked.
   @usableFromInline
   func publish(_ announced: NodeObservation?) {
-    GraphCore.wrote(sg_changed_unchecked(node))  // may run effects: no lock held
+    GraphCore.changed(node)  // may run effects: no lock held
     // Taken again only to count the write as published (see `unpublished`).
     lock.lock()
     unpublished -= 1

@@ -13,26 +13,42 @@ final class DeliveryCause: Sendable {
   let label: String
   let previous: DeliveryCause?
   let depth: Int
+  /// The root whose handler this run is (nil: this is that root).
+  private let origin: ObjectIdentifier?
 
   /// A root: the run of `label` that a write outside any handler causes.
   init(root label: String) {
     self.label = label
     previous = nil
     depth = 0
+    origin = nil
   }
 
-  private init(_ label: String, after previous: DeliveryCause) {
+  private init(_ label: String, after previous: DeliveryCause, origin: DeliveryCause) {
     self.label = label
     self.previous = previous
     depth = previous.depth + 1
+    self.origin = ObjectIdentifier(origin)
   }
 
   /// The cause of a run of this root's handler asked for on this thread
   /// now: the root itself, unless a handler is running here, whose run then
   /// caused it.
-  func next() -> DeliveryCause {
-    guard let running = ThreadState.existing?.cause else { return self }
-    let cause = DeliveryCause(label, after: running)
+  ///
+  /// `runsInsideItsObserver`: the handler's runs are runs of its own graph
+  /// observer (a tracking group's body runs inside its effect), which the
+  /// core never runs again for the run's own writes. A run asked for while
+  /// the handler's own run is going on here was then caused by the run of
+  /// another handler that ended here meanwhile (the core ran it at the end
+  /// of this run's operation), or else by another thread's write that
+  /// arrived meanwhile: a root, not a link of a chain.
+  func next(runsInsideItsObserver: Bool = false) -> DeliveryCause {
+    guard let state = ThreadState.existing, var running = state.cause else { return self }
+    if runsInsideItsObserver, (running.origin ?? ObjectIdentifier(running)) == ObjectIdentifier(self) {
+      guard let ended = state.endedRun else { return self }
+      running = ended
+    }
+    let cause = DeliveryCause(label, after: running, origin: self)
     if cause.depth >= Self.limit { cause.reportLoop() }
     return cause
   }
@@ -43,7 +59,11 @@ final class DeliveryCause: Sendable {
     let state = ThreadState.current
     let outer = state.cause
     state.cause = self
-    defer { state.cause = outer }
+    state.endedRun = nil
+    defer {
+      state.cause = outer
+      state.endedRun = self  // for the run this one ran inside, if any
+    }
     body()
   }
 

@@ -21,6 +21,9 @@
 ///   lock right before each run, so once `cancel` has returned no element
 ///   starts running; a run already started finishes.
 /// - `idleWaiters`: resumed by the runner when it clears `isRunning`.
+/// - `settleWaiters`: resumed once nothing is running, queued or scheduled:
+///   by the runner when it clears `isRunning` with no drain task in flight,
+///   or by `cancel` when it finds the queue so.
 ///
 /// A submitter that finds `isRunning` set only appends: either another thread
 /// runs the queue on the actor, or the runner is up this thread's stack (a
@@ -37,23 +40,33 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   @exclusivity(unchecked) private var isScheduled = false
   @exclusivity(unchecked) private var isCancelled = false
   @exclusivity(unchecked) private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+  @exclusivity(unchecked) private var settleWaiters: [CheckedContinuation<Void, Never>] = []
   private let delivery: Delivery
   private let run: (Element) -> Void
   /// The cause of runs that writes outside any handler ask for.
   private let root: DeliveryCause
 
+  /// Its runs are runs of its graph observer (see ``DeliveryCause/next(runsInsideItsObserver:)``).
+  private let runsInsideItsObserver: Bool
+
   /// `label` names the handler in the loop message: what registered it, and where.
-  init(_ delivery: Delivery, label: String, run: @escaping (Element) -> Void) {
+  /// `runsInsideItsObserver`: each run is a run of the handler's effect (a tracking group).
+  init(
+    _ delivery: Delivery, label: String, runsInsideItsObserver: Bool = false,
+    run: @escaping (Element) -> Void
+  ) {
     self.delivery = delivery
     self.run = run
+    self.runsInsideItsObserver = runsInsideItsObserver
     root = DeliveryCause(root: label)
   }
 
-  /// Runs `element` now when this thread has the handler's isolation and
-  /// nothing is queued before it; else queues it for the actor.
+  /// Runs `element` now when the handler's delivery allows a run right here
+  /// (``Delivery/runsInline``) and nothing is queued before it; else queues
+  /// it for the actor (or a task of its own).
   func submit(_ element: Element) {
-    let cause = root.next()
-    let isOnActor = delivery.isCurrent
+    let cause = root.next(runsInsideItsObserver: runsInsideItsObserver)
+    let isOnActor = delivery.runsInline
     lock.lock()  // no user code inside: flags and the buffer only
     if isCancelled {
       lock.unlock()
@@ -83,12 +96,24 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
     if schedules { delivery.hop { self.drainOnActor() } }
   }
 
-  /// Runs `body` as this queue's next run when this thread has the handler's
-  /// isolation and the queue is idle; returns false, running nothing, when
-  /// it has not or is not. A cancelled queue runs nothing and returns true.
+  /// Runs `body` as this queue's next run when the handler's delivery allows
+  /// a run right here and the queue is idle; returns false, running nothing,
+  /// when it does not or is not. A cancelled queue runs nothing and returns true.
   func runNow(_ body: () -> Void) -> Bool {
+    guard delivery.runsInline else { return false }
+    return run(body)
+  }
+
+  /// Like ``runNow(_:)`` for a registration's first run, which happens
+  /// during the registration whatever the delivery, when this thread has the
+  /// handler's isolation.
+  func runFirst(_ body: () -> Void) -> Bool {
     guard delivery.isCurrent else { return false }
-    let cause = root.next()
+    return run(body)
+  }
+
+  private func run(_ body: () -> Void) -> Bool {
+    let cause = root.next(runsInsideItsObserver: runsInsideItsObserver)
     lock.lock()  // flags only
     if isCancelled {
       lock.unlock()
@@ -125,8 +150,12 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
       lock.lock()  // takes the buffer; the runs happen outside
       if isCancelled || pending.isEmpty {
         isRunning = false
-        let waiters = idleWaiters
+        var waiters = idleWaiters
         idleWaiters = []
+        if !isScheduled {
+          waiters += settleWaiters
+          settleWaiters = []
+        }
         lock.unlock()
         for waiter in waiters { waiter.resume() }
         return
@@ -149,8 +178,14 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
     isCancelled = true
     let dropped = pending
     pending = []
+    var settled: [CheckedContinuation<Void, Never>] = []
+    if !isRunning, !isScheduled {
+      settled = settleWaiters
+      settleWaiters = []
+    }
     lock.unlock()
     _ = dropped  // released outside the lock: a deinit may run user code
+    for waiter in settled { waiter.resume() }
     inProgress.append(self)
   }
 
@@ -165,5 +200,25 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
       idleWaiters.append(waiter)
       lock.unlock()
     }
+  }
+
+  /// Returns once nothing is running, queued or on its way to the actor;
+  /// true when it had to wait for that.
+  func settle() async -> Bool {
+    lock.lock()  // a quick look first: most queues are idle
+    let isIdle = !isRunning && !isScheduled && (pending.isEmpty || isCancelled)
+    lock.unlock()
+    if isIdle { return false }
+    await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+      lock.lock()  // registers the waiter; the runner resumes it outside the lock
+      if !isRunning, !isScheduled, pending.isEmpty || isCancelled {
+        lock.unlock()
+        waiter.resume()
+        return
+      }
+      settleWaiters.append(waiter)
+      lock.unlock()
+    }
+    return true
   }
 }

@@ -11,10 +11,16 @@ extension GraphNode {
   /// }
   /// ```
   ///
-  /// Runs after the write (or the outermost batch) that changed the value:
-  /// synchronously on the writing thread, or on the actor it was registered
-  /// from (see <doc:ThreadsAndObserverOrder>). Deliveries keep the order of
-  /// the changes, and none starts once the subscription is cancelled.
+  /// Runs after the write (or the outermost batch) that changed the value,
+  /// with each value in the order of the changes: synchronously on the
+  /// writing thread when registered without actor isolation, else on the
+  /// actor it was registered from (right away when the write happens there,
+  /// else after a hop that carries the value). Unlike a tracking group, it is
+  /// not merged into one later run: it hands over values, not a chance to
+  /// read the latest state, and a run scheduled for later would only see the
+  /// last of several quick changes. So the writer delivers each value itself
+  /// (see <doc:ThreadsAndObserverOrder>). None starts once the subscription
+  /// is cancelled.
   ///
   /// `file` and `line` name the handler when handlers keep re-running each
   /// other without end, which stops the program.

@@ -1,14 +1,17 @@
 /// One `withGraphTrackingGroup`: the body runs in an effect, so its reads are
 /// tracked, with a child scope that each run empties first.
 ///
-/// The body must run with its isolation. When a change reaches the effect on
-/// a thread that is already there (or the group has no isolation), the body
-/// runs again inside the effect. Otherwise the effect retires (it never runs
-/// the body again), the previous run's children are cancelled, and a restart
-/// is queued for the actor: a fresh effect whose first run, on the actor,
-/// runs the body and tracks what it reads. A retired effect triggers nothing,
-/// so restarts never pile up: one waits at a time, and its run sees every
-/// write before it.
+/// The body must run with its isolation. With synchronous delivery, when a
+/// change reaches the effect on a thread that is already there (or the group
+/// has no isolation), the body runs again inside the effect. Otherwise (and
+/// always with scheduled delivery, the default) the effect retires (it never
+/// runs the body again), the previous run's children are cancelled, and a
+/// restart is queued for the actor, or for a task of its own when the group
+/// has no isolation: a fresh effect whose first run, there, runs the body and
+/// tracks what it reads. A retired effect read nothing in its last run, so it
+/// triggers nothing more: restarts never pile up, one waits at a time, and
+/// its run sees every write before it. All the writer's stack does is retire
+/// and queue.
 ///
 /// Body runs and restarts go through one ``DeliveryQueue``: in order, one at
 /// a time, none after `cancel`. The installed effect is replaced (and the
@@ -22,7 +25,7 @@ final class TrackingGroup: TrackingMember, @unchecked Sendable {
   private let name: String
   private let file: StaticString
   private let line: UInt
-  private let children = TrackingScope()
+  private let children: TrackingScope
   private var runs: DeliveryQueue<Void>!  // set once in init
   private let lock = ValueLock()
   @exclusivity(unchecked) private var effect: GraphEffect?  // guarded by `lock`
@@ -33,12 +36,15 @@ final class TrackingGroup: TrackingMember, @unchecked Sendable {
     _ delivery: Delivery, name: String, file: StaticString, line: UInt,
     _ body: @escaping () -> Void
   ) {
+    children = TrackingScope(
+      delivery: delivery.isScheduled ? GraphDelivery.scheduled : .synchronous)
     self.body = body
     self.name = name
     self.file = file
     self.line = line
     // Weak: the queue's drain task may outlive a cancelled group.
-    runs = DeliveryQueue(delivery, label: "\(name) (\(file):\(line))") { [weak self] _ in
+    runs = DeliveryQueue(delivery, label: "\(name) (\(file):\(line))", runsInsideItsObserver: true) {
+      [weak self] _ in
       self?.restart()
     }
   }
@@ -50,7 +56,8 @@ final class TrackingGroup: TrackingMember, @unchecked Sendable {
     _ body: @escaping () -> Void
   ) {
     let scope = TrackingScope.required(caller)
-    let group = TrackingGroup(Delivery(isolation), name: caller, file: file, line: line, body)
+    let delivery = Delivery(isolation, scheduled: !scope.delivery.isSynchronous)
+    let group = TrackingGroup(delivery, name: caller, file: file, line: line, body)
     scope.add(group)
     group.start()
   }
@@ -58,7 +65,7 @@ final class TrackingGroup: TrackingMember, @unchecked Sendable {
   /// The first run: now when the caller has the body's isolation (always,
   /// through `#isolation`), else on the actor.
   func start() {
-    if !runs.runNow({ restart() }) { runs.submit(()) }
+    if !runs.runFirst({ restart() }) { runs.submit(()) }
   }
 
   /// Creates a fresh effect, whose first run runs the body here, and
@@ -94,6 +101,11 @@ final class TrackingGroup: TrackingMember, @unchecked Sendable {
   private func runBody() {
     children.cancel(permanently: false)
     children.activate(body)
+  }
+
+  func settle() async -> Bool {
+    let ran = await runs.settle()
+    return await children.settle() || ran
   }
 
   func cancel(_ inProgress: inout [any TrackingMember]) {

@@ -1,7 +1,8 @@
 /// The values of `apply` as an `AsyncStream`: its first value, then a new one
 /// each time a node its last run read changes. `apply` runs as a
 /// ``withGraphTrackingGroup(_:isolation:file:line:)`` body does: with the
-/// caller's isolation, one run at a time. Tracking stops when the stream ends
+/// caller's isolation, one run at a time, changes made before a run starts
+/// merged into it. Tracking stops when the stream ends
 /// (its consuming task is cancelled or the stream is released).
 ///
 /// ```swift
@@ -36,7 +37,8 @@ public func withStateGraphTrackingStream<Value>(
 /// }
 /// ```
 ///
-/// The closure runs where the change is made (like a tracking group without
+/// The closure runs first in the loop's first `next()`, then after each
+/// change in a task of its own (like a tracking group registered without
 /// isolation), so it is `@Sendable`. A loop tracks from its first `next()`
 /// until it ends or its task is cancelled.
 public struct GraphTrackings<Element: Sendable, Failure: Error>: AsyncSequence, Sendable {

@@ -1,5 +1,9 @@
 import StateGraphCore
 
+#if canImport(Combine)
+  import Combine
+#endif
+
 /// Runs `body` and returns a subscription owning everything it registered:
 /// `onChange` handlers, `Computed` nodes created inline, tracking groups.
 /// Keep the subscription to keep them alive; release or cancel it to stop them.
@@ -11,10 +15,78 @@ import StateGraphCore
 ///   viewModel.$stockLevel.onChange { print("stock: \($0)") }
 /// }
 /// ```
+///
+/// Tracking groups and maps registered inside re-run with
+/// ``GraphDelivery/scheduled`` delivery; ``withGraphTracking(delivery:_:)``
+/// chooses.
 public func withGraphTracking(_ body: () throws -> Void) rethrows -> StateGraphSubscription {
-  let scope = TrackingScope()
+  try withGraphTracking(delivery: .scheduled, body)
+}
+
+/// Like ``withGraphTracking(_:)``, with the tracking groups and maps
+/// registered inside re-running as `delivery` says.
+///
+/// ```swift
+/// let audit = withGraphTracking(delivery: .synchronous) {
+///   withGraphTrackingGroup { log.append(model.count) }  // inside each write
+/// }
+/// ```
+public func withGraphTracking(
+  delivery: GraphDelivery, _ body: () throws -> Void
+) rethrows -> StateGraphSubscription {
+  let scope = TrackingScope(delivery: delivery)
   try scope.activate(body)
   return scope.subscription
+}
+
+#if canImport(Combine)
+  /// ``withGraphTracking(_:)`` for a Combine `AnyCancellable`, as the seeds'
+  /// UIKit samples keep it: `subscription = withGraphTracking { … }` with
+  /// `subscription: AnyCancellable?`.
+  @_disfavoredOverload
+  public func withGraphTracking(_ body: () throws -> Void) rethrows -> AnyCancellable {
+    AnyCancellable(try withGraphTracking(delivery: .scheduled, body) as StateGraphSubscription)
+  }
+
+  /// ``withGraphTracking(delivery:_:)`` for a Combine `AnyCancellable`.
+  @_disfavoredOverload
+  public func withGraphTracking(
+    delivery: GraphDelivery, _ body: () throws -> Void
+  ) rethrows -> AnyCancellable {
+    AnyCancellable(try withGraphTracking(delivery: delivery, body) as StateGraphSubscription)
+  }
+#endif
+
+/// When the tracking groups and maps of a ``withGraphTracking(delivery:_:)``
+/// scope re-run after a change. Their first run always happens during the
+/// registration; `onChange(_:)` handlers deliver every value in order either way
+/// (see <doc:ThreadsAndObserverOrder>).
+///
+/// ```swift
+/// let ui = withGraphTracking {  // scheduled: off the writer's stack
+///   withGraphTrackingGroup { label.text = "\(model.count)" }
+/// }
+/// let audit = withGraphTracking(delivery: .synchronous) {  // inside each write
+///   withGraphTrackingGroup { log.append(model.count) }
+/// }
+/// ```
+public struct GraphDelivery: Sendable, Hashable {
+  let isSynchronous: Bool
+
+  /// The default. The first change after a run schedules one re-run with the
+  /// handler's isolation: a job on its actor, or a task of its own when it was
+  /// registered without one. Changes before that re-run starts merge into it,
+  /// and it reads the state as it is then. A re-run never happens inside the
+  /// write that caused it, so a writer never waits for a handler, nor runs one
+  /// under a lock it holds.
+  public static let scheduled = GraphDelivery(isSynchronous: false)
+
+  /// A re-run happens right after the write (or the outermost batch) that
+  /// caused it, on the writing thread, once per write, when the handler has
+  /// no actor isolation or the write happens on its actor; otherwise it hops
+  /// to the actor as a scheduled re-run does. Costs no task per re-run, and
+  /// sees every intermediate state; the writer runs the handler's work.
+  public static let synchronous = GraphDelivery(isSynchronous: true)
 }
 
 /// Runs `body` now and again whenever a node it read in its last run changes.
@@ -22,12 +94,15 @@ public func withGraphTracking(_ body: () throws -> Void) rethrows -> StateGraphS
 /// nothing. Groups and handlers created inside `body` belong to that run:
 /// they are torn down and created afresh each time it runs again.
 ///
-/// Must be called inside ``withGraphTracking(_:)``. `body` keeps the caller's
-/// actor isolation (see <doc:ThreadsAndObserverOrder>): it runs again at
-/// once when the write happens on that actor (or the group has none), else on
-/// the actor later, once for any number of writes meanwhile. Each run first
-/// cancels everything the previous run registered. Runs never overlap, so
-/// `body` may keep state of its own.
+/// Must be called inside ``withGraphTracking(_:)``. The first run
+/// happens now. A change schedules the next run with the caller's actor
+/// isolation (on its actor, or in a task of its own when the caller has
+/// none), never inside the write; changes made before it starts merge into
+/// it, and it reads the state as it is then. A scope with
+/// ``GraphDelivery/synchronous`` delivery re-runs inside each write instead
+/// (see <doc:ThreadsAndObserverOrder>). Each run first cancels everything
+/// the previous run registered. Runs never overlap, so `body` may keep
+/// state of its own.
 ///
 /// ```swift
 /// withGraphTracking {
@@ -57,8 +132,10 @@ public func withGraphTrackingGroup(
 /// ```
 ///
 /// `projection` and `onChange` run as a ``withGraphTrackingGroup(_:isolation:file:line:)``
-/// body does: with the caller's isolation, one run at a time. With `initial`
-/// false, the handler hears from the first change on.
+/// body does: with the caller's isolation, one run at a time, scheduled after
+/// a change (several changes merge into one run, so `onChange` hears the
+/// value as it is when the run starts). With `initial` false, the handler
+/// hears from the first change on.
 public func withGraphTrackingMap<Value: Equatable>(
   _ projection: @escaping () -> Value, initial: Bool = true,
   onChange: @escaping (Value) -> Void, isolation: isolated (any Actor)? = #isolation,

@@ -28,6 +28,14 @@ func startThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
 extension DispatchSemaphore {
   /// Waits at most `seconds`; false on a timeout.
   func wait(seconds: Int) -> Bool { wait(timeout: .now() + .seconds(seconds)) == .success }
+
+  /// Like `wait(seconds:)`, suspending instead of blocking: the wait happens on a thread
+  /// of its own, so the task's thread stays free for scheduled handler runs.
+  func waited(seconds: Int) async -> Bool {
+    await withCheckedContinuation { continuation in
+      Thread { continuation.resume(returning: self.wait(seconds: seconds)) }.start()
+    }
+  }
 }
 
 /// A backing kept in memory whose next save, once armed, stops until released: it opens,

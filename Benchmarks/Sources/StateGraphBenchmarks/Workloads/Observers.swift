@@ -1,3 +1,4 @@
+import Dispatch
 import StateGraph
 
 // Observer delivery: `onChange` handlers run once per write, and once per
@@ -12,6 +13,26 @@ func observerWorkloads(_ config: RunConfig) -> [SpeedWorkload] {
       section: section, name: "onChange: 1 write → 1 delivery", op: "write, handler runs",
       verifyOps: 100,
       makeBaseline: { SingleWriteBaseline() }, makeGraph: { SingleWriteGraph() },
+      expected: { ops in
+        var t = Tally()
+        for i in 0..<ops { t.checksum &+= i + 1 }
+        t.effects = ops
+        return t
+      }),
+    SpeedWorkload(
+      section: section, name: "group, synchronous: 1 write → 1 re-run", op: "write, group re-runs",
+      verifyOps: 100,
+      makeBaseline: { SingleWriteBaseline() }, makeGraph: { GroupGraph(delivery: .synchronous) },
+      expected: { ops in
+        var t = Tally()
+        for i in 0..<ops { t.checksum &+= i + 1 }
+        t.effects = ops
+        return t
+      }),
+    SpeedWorkload(
+      section: section, name: "group, scheduled: 1 write → 1 re-run",
+      op: "write, wait for the re-run (a task)", verifyOps: 100,
+      makeBaseline: { SingleWriteBaseline() }, makeGraph: { GroupGraph(delivery: .scheduled) },
       expected: { ops in
         var t = Tally()
         for i in 0..<ops { t.checksum &+= i + 1 }
@@ -145,6 +166,42 @@ final class BatchGraph: Subject {
       withGraphBatch {
         for cell in cells { cell.wrappedValue = i + 1 }
       }
+    }
+  }
+}
+
+/// A tracking group over one node. With scheduled delivery each write's re-run
+/// is a task of its own; `run` waits for it before the next write, so every
+/// write is seen (and the time includes handing the run to another thread).
+final class GroupGraph: Subject {
+  private let cell = Stored(wrappedValue: 0)
+  private let runs = Counter()
+  private let sum = Counter()
+  private let ran = DispatchSemaphore(value: 0)
+  private let isScheduled: Bool
+  private var subscription: StateGraphSubscription?
+  var tally: Tally { Tally(checksum: sum.count, effects: runs.count) }
+
+  init(delivery: GraphDelivery) {
+    isScheduled = delivery == .scheduled
+    let (cell, runs, sum, ran) = (self.cell, self.runs, self.sum, self.ran)
+    subscription = withGraphTracking(delivery: delivery) {
+      withGraphTrackingGroup(
+        {
+          let value = cell.wrappedValue
+          runs.count += 1
+          sum.count &+= value
+          ran.signal()
+        }, isolation: nil)
+    }
+    ran.wait()
+    (runs.count, sum.count) = (0, 0)
+  }
+
+  func run(_ ops: Range<Int>) {
+    for i in ops {
+      cell.wrappedValue = i + 1
+      ran.wait()
     }
   }
 }
