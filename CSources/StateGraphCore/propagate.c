@@ -244,11 +244,22 @@ static sg_trace_result outcome(const sg_node *n, int rc) {
   return rc == SG_CHANGED ? SG_TRACE_CHANGED : SG_TRACE_UNCHANGED;
 }
 
+/* Calls n's callback. Every callback of one walk is called from the same
+ * frame (the walk's), so the stack has as much room for each as for the
+ * first: once `roomy` is found true the depth is not looked at again. A
+ * callback that switched to a larger segment is back on ours when it
+ * returns. */
+SG_INLINE int call(sg_thread *t, sg_node *n, bool *roomy) {
+  uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+  if (G_LIKELY(*roomy) || (*roomy = sg__stack_roomy(here))) return n->callback(n, n->context);
+  return sg__call_deep(t, n->callback, n, n->context, here);
+}
+
 /* Runs n's callback with the lock dropped. n is claimed by t. Traced, the
  * callback's own work (reads that refresh, writes) nests under n's UPDATE
  * event. */
 /* Moves run: state, running, version, has_run (docs/core-protocol.md, "A node's states"). */
-SG_INLINE int run(sg_thread *t, sg_node *n, sg_trace *trace, int event) {
+SG_INLINE int run(sg_thread *t, sg_node *n, bool *roomy, sg_trace *trace, int event) {
   sg_graph *g = n->graph;
   sg_frame frame = {
     .node = n, .cursor = n->sources_head, .epoch = ++g->epoch, .parent = t->frame};
@@ -260,7 +271,7 @@ SG_INLINE int run(sg_thread *t, sg_node *n, sg_trace *trace, int event) {
   sg__graph_unlock(g);
   t->frame = &frame;
   int outer = trace ? sg__trace_enter(trace, event) : -1;
-  int rc = sg__call_with_stack(t, n->callback, n, n->context);
+  int rc = call(t, n, roomy);
   sg__graph_lock(g);
   n->running = false;
   if (trace) {
@@ -270,7 +281,7 @@ SG_INLINE int run(sg_thread *t, sg_node *n, sg_trace *trace, int event) {
   t->frame = frame.parent;
   if (frame.cursor) sg__prune_unread(&frame); /* sources it read last time but not now */
   n->run_count++;
-  if (rc < 0) {
+  if (G_UNLIKELY(rc < 0)) {
     /* Not has_run either: a failed node must run again, never be passed as
      * CLEAN by a re-check that finds its sources' versions unchanged (after
      * sg_rollback turned its DIRTY into CHECK, say). */
@@ -289,8 +300,7 @@ SG_INLINE int run(sg_thread *t, sg_node *n, sg_trace *trace, int event) {
  * (or to wait for, when another thread owns it) first, or NULL when done: n
  * is then DIRTY, or still CHECK when nothing upstream changed. */
 /* Moves verify: state (docs/core-protocol.md, "A node's states"). */
-SG_INLINE sg_node *verify(sg_walk_entry *e) {
-  sg_node *n = e->node;
+SG_INLINE sg_node *verify(sg_node *n, sg_walk_entry *e) {
   for (sg_link *l = e->cursor ? e->cursor : n->sources_head; l; l = l->next_source) {
     sg_node *s = l->source;
     if (s->destroyed) {
@@ -309,77 +319,130 @@ SG_INLINE sg_node *verify(sg_walk_entry *e) {
   return NULL;
 }
 
+/* Pushes n, claimed by t, on t's walk and answers its entry. The entry's
+ * marks are the ones verification starts from. */
+SG_INLINE sg_walk_entry *push(sg_thread *t, sg_node *n, sg_trace *trace) {
+  if (G_UNLIKELY(t->walk.len == t->walk.cap))
+    sg__vec_grow((void **)&t->walk.at, &t->walk.cap, sizeof *t->walk.at);
+  sg_walk_entry *e = &t->walk.at[t->walk.len++];
+  e->node = n; /* field by field: the untraced copy leaves .trace alone */
+  e->cursor = NULL;
+  e->marks = n->marks;
+  if (trace) e->trace = -1;
+  return e;
+}
+
+/* Pops t's top entry, whose node n it releases, and answers the entry below,
+ * or NULL when that was the walk's first (base). */
+SG_INLINE sg_walk_entry *pop(sg_thread *t, sg_node *n, uint32_t base) {
+  release(t, n);
+  return --t->walk.len == base ? NULL : &t->walk.at[t->walk.len - 1];
+}
+
 static void abandon(sg_thread *t, uint32_t base) {
   while (t->walk.len > base) release(t, t->walk.at[--t->walk.len].node);
 }
 
-/* Traced, every node it finds stale gets an UPDATE event, under the node
+/* The walk, after alien-signals' checkDirty: one pass per node on the way
+ * down (claim, push, verify up to the first stale source) and one on the
+ * way up, where the entry below resumes verification in place at its
+ * cursor, whose source has just been brought up to date: a version compare
+ * decides whether it runs, without looking at that source again. Each label
+ * states what holds there; every test of freshness or destruction is made
+ * once, right after the graph lock may have been let go (a run, a wait),
+ * and trusted while it is held.
+ *
+ * Traced, every node it finds stale gets an UPDATE event, under the node
  * that needed it (the walk entry below) or, for the target, under the open
  * span; the outcome is filled in when it is known. */
 /* Moves claims, verify, run (docs/core-protocol.md, "A node's states"). */
 SG_INLINE int refresh(sg_thread *t, sg_node *target, sg_trace *trace) {
   uint32_t base = t->walk.len;
-  sg_node *next = target;
+  bool roomy = false; /* see call() */
+  sg_node *n = target, *s;
+  sg_walk_entry *e;
+  int rc;
 
-  for (;;) {
-    if (next) { /* descend: claim and push, or wait for the owner */
-      int rc = claim(t, next);
-      if (rc == SG_ECYCLE) {
-        abandon(t, base);
-        return SG_ECYCLE;
-      }
-      if (rc == CLAIMED) {
-        sg_walk_entry entry; /* field by field: the untraced copy leaves .trace alone */
-        entry.node = next;
-        entry.cursor = NULL;
-        entry.marks = next->marks;
-        if (trace) entry.trace = -1;
-        SG_VEC_PUSH(t->walk, entry);
-      } else if (t->walk.len == base) {
-        /* Waited for the target itself: claim it again, unless it was
-         * destroyed meanwhile. Its last reference may have gone with our
-         * wait (it is on the graveyard): claiming would revive it. */
-        if (next->destroyed) return SG_ESTALE;
-        continue;
-      }
-      next = NULL;
-    }
-    if (t->walk.len == base) return SG_OK;
-
-    sg_walk_entry *e = &t->walk.at[t->walk.len - 1];
-    sg_node *n = e->node;
-    if (n->destroyed || sg__fresh(n)) {
-      release(t, n);
-      t->walk.len--;
-      continue;
-    }
-    if (trace && e->trace < 0) {
-      int parent = t->walk.len - 1 > base ? (e - 1)->trace : -1;
-      e->trace = sg__trace_event(trace, SG_TRACE_UPDATE, n, parent);
-    }
-    if (n->state == SG_CHECK && n->has_run) {
-      next = verify(e);
-      if (next) continue;
-      if (n->state == SG_CHECK) {
-        e->cursor = NULL;
-        if (n->marks != e->marks) { /* a write arrived while we looked */
-          e->marks = n->marks;
-          continue;
-        }
-        SG_PUBLISH(n->state, SG_CLEAN); /* nothing changed upstream */
-        if (trace) sg__trace_set_result(trace, e->trace, SG_TRACE_VERIFIED);
-        continue; /* the loop finds it fresh and pops it */
-      }
-    }
-    /* DIRTY, or never ran */
-    e->cursor = NULL;
-    int rc = run(t, n, trace, trace ? e->trace : -1); /* e may move: the walk grows */
-    if (rc < 0) {
-      abandon(t, base);
-      return rc;
-    }
-    /* go round: fresh now, unless a write marked it again during the run */
+  for (;;) { /* claim the target, or wait for its owner and try again */
+    rc = claim(t, target);
+    if (rc == CLAIMED) break;
+    if (rc == SG_ECYCLE) return SG_ECYCLE;
+    /* Its last reference may have gone with our wait (it is on the
+     * graveyard): claiming a destroyed target would revive it. */
+    if (target->destroyed) return SG_ESTALE;
   }
+  e = push(t, target, trace);
+
+examine: /* n, e's node, is claimed; the lock may have been let go since it was looked at */
+  if (n->destroyed || sg__fresh(n)) {
+    e = pop(t, n, base);
+    if (!e) return SG_OK;
+    n = e->node;
+    goto examine; /* it re-verifies from its cursor, looking at that source again */
+  }
+
+stale: /* n is claimed, not destroyed and not fresh */
+  if (trace && e->trace < 0) {
+    int parent = t->walk.len - 1 > base ? (e - 1)->trace : -1;
+    e->trace = sg__trace_event(trace, SG_TRACE_UPDATE, n, parent);
+  }
+  if (n->state == SG_CHECK && n->has_run) {
+    s = verify(n, e);
+    if (s) goto descend;
+    if (n->state == SG_CHECK) goto verified;
+  }
+
+dirty: /* n is claimed, not destroyed, and must run: DIRTY, or never ran */
+  e->cursor = NULL;
+  rc = run(t, n, &roomy, trace, trace ? e->trace : -1);
+  if (rc < 0) {
+    abandon(t, base);
+    return rc;
+  }
+  e = &t->walk.at[t->walk.len - 1]; /* the callback's reads may have moved the walk */
+  if (n->destroyed) goto examine;
+  if (n->state != SG_CLEAN) goto stale; /* a write marked it during the run: round again */
+  goto fresh;
+
+verified: /* n is CHECK and every source's version is the one its last run saw */
+  e->cursor = NULL;
+  if (n->marks != e->marks) { /* a write arrived while we looked */
+    e->marks = n->marks;
+    goto stale;
+  }
+  SG_PUBLISH(n->state, SG_CLEAN); /* nothing changed upstream */
+  if (trace) sg__trace_set_result(trace, e->trace, SG_TRACE_VERIFIED);
+
+fresh: /* n is claimed, fresh and not destroyed, and the lock held since it was found so */
+  s = n;
+  e = pop(t, n, base);
+  if (!e) return SG_OK;
+  n = e->node;
+  /* The lock was let go while s ran: n may have been destroyed or marked. */
+  if (n->destroyed) goto examine;
+  if (n->state != SG_CHECK || !n->has_run) goto dirty;
+  /* Resume n's verification in place: its cursor's source is s, fresh and
+   * released, so only its version is left to compare. */
+  if (s->version != e->cursor->seen_version) {
+    SG_PUBLISH(n->state, SG_DIRTY);
+    goto dirty;
+  }
+  e->cursor = e->cursor->next_source;
+  if (!e->cursor) goto verified;
+  goto stale; /* verification goes on from the next source */
+
+descend: /* s, a source of n at e's cursor, is being updated or stale */
+  rc = claim(t, s);
+  if (rc == SG_ECYCLE) {
+    abandon(t, base);
+    return SG_ECYCLE;
+  }
+  if (rc == RETRY) goto examine; /* we waited: look at n again */
+  /* Claimed at once: the lock was held since verify found s stale and not
+   * destroyed. */
+  e = push(t, s, trace);
+  n = s;
+  goto stale;
 }
 
 static __attribute__((noinline)) int refresh_traced(sg_thread *t, sg_node *target) {

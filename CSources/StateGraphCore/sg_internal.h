@@ -483,11 +483,12 @@ extern __thread uintptr_t sg__stack_low __attribute__((tls_model("initial-exec")
 /* The callback on a fresh segment when the stack runs low (or on first use,
  * to look the stack up). */
 int sg__call_deep(sg_thread *t, sg_callback cb, sg_node *n, void *ctx, uintptr_t here);
-/* Calls cb(n, ctx): the test is inline, since every run makes it. */
-static inline int sg__call_with_stack(sg_thread *t, sg_callback cb, sg_node *n, void *ctx) {
-  uintptr_t here = (uintptr_t)__builtin_frame_address(0);
-  if (G_LIKELY(sg__stack_low > 1 && here - sg__stack_low > SG_STACK_MARGIN)) return cb(n, ctx);
-  return sg__call_deep(t, cb, n, ctx, here);
+/* Whether a callback called from the frame at `here` has room enough on
+ * this thread's stack as it is known now (false: not looked up yet, or low:
+ * then call it through sg__call_deep). Inline: the walk tests it before its
+ * first callback. */
+static inline bool sg__stack_roomy(uintptr_t here) {
+  return sg__stack_low > 1 && here - sg__stack_low > SG_STACK_MARGIN;
 }
 void sg__stacks_free(sg_thread *t); /* at thread exit */
 
