@@ -31,59 +31,66 @@
 
 /* ---------------------------------------------------------------- push */
 
-static inline void reached(sg_node *t);
-
 /* A node marking must visit: clean, or left stale by a failed run (which no
  * later write would otherwise reach again). */
 static inline bool unmarked(const sg_node *t) {
   return t->state == SG_CLEAN || !t->has_run;
 }
 
-/* An effect whose run, on this thread, is making the change: a handler's
- * own write does not re-run it (its peers still see the write). */
-static inline bool written_by_own_run(const sg_node *t, const sg_thread *self) {
-  return t->kind == SG_EFFECT && t->running && t->owner == self;
+/* Raises t, reached by marking, to `state` at least (DIRTY for a direct
+ * dependent of the change, CHECK below it) and counts the mark; answers
+ * whether marking goes on below t (it was unmarked). A traced mark records
+ * the nodes it visits or whose state it raises, under `parent`. */
+/* Moves marking: state, marks, must_run (docs/core-protocol.md, "A node's states"). */
+SG_INLINE bool raise_mark(sg_node *t, sg_state state, sg_trace *trace, int parent) {
+  bool visit = unmarked(t);
+  sg_state before = t->state;
+  t->marks++;
+  if (before < state) SG_PUBLISH(t->state, state);
+  /* Its run may have read the new value under the old version (values
+   * and versions are not stored in one step): no rollback may turn this
+   * DIRTY into a CHECK that the old version would pass. */
+  if (state == SG_DIRTY && t->running) t->must_run = true;
+  if (trace && (visit || t->state != before)) sg__trace_mark(trace, t, t->state, parent);
+  return visit;
 }
 
-/* A traced mark records the nodes it visits or whose state it raises; the
- * first ones under the open span (the write), the others under the node
- * whose dependents are being marked. */
-/* Moves marking: state, marks, must_run (docs/core-protocol.md, "A node's states"). */
+/* Marks n's dependents: `direct` when n is the changed node itself. Nodes
+ * to go on from are pushed on a stack whose top is *top, kept out of
+ * memory: in a chain it is the only entry, and nothing is pushed at all.
+ * Effects are leaves (nobody reads an effect): queued, never gone below. */
+SG_INLINE void mark_dependents_of(sg_node *n, sg_state state, bool direct, sg_node **top,
+                                  sg_node_vec *stack, sg_thread *self, sg_trace *trace) {
+  int parent = trace && !direct ? (int)n->trace_mark : -1;
+  for (sg_link *l = n->dependents_head; l; l = l->next_dependent) {
+    sg_node *t = l->target;
+    if (G_UNLIKELY(t->kind == SG_EFFECT)) {
+      if (t->running && t->owner == self) { /* a handler's own write */
+        if (direct) l->seen_version = n->version; /* its run made this change: seen */
+        continue;
+      }
+      raise_mark(t, state, trace, parent);
+      sg__enqueue(t);
+      continue;
+    }
+    if (!raise_mark(t, state, trace, parent)) continue; /* marked already, and all below it */
+    if (G_UNLIKELY(SG_PEEK(t->armed))) sg__enqueue(t);
+    if (*top) SG_VEC_PUSH(*stack, *top);
+    *top = t;
+  }
+}
+
+/* Depth first, in the order of each node's dependent list, so effects are
+ * queued in the order the write reaches them. */
 SG_INLINE void mark(sg_node *source, sg_state direct_state, sg_trace *trace) {
   sg_node_vec *stack = &source->graph->scratch;
   sg_thread *self = sg__current;
-  for (sg_link *l = source->dependents_head; l; l = l->next_dependent) {
-    sg_node *t = l->target;
-    if (G_UNLIKELY(written_by_own_run(t, self))) {
-      l->seen_version = source->version; /* its run made this change: seen */
-      continue;
-    }
-    bool visit = unmarked(t);
-    sg_state before = t->state;
-    t->marks++;
-    if (t->state < direct_state) SG_PUBLISH(t->state, direct_state);
-    /* Its run may have read the new value under the old version (values
-     * and versions are not stored in one step): no rollback may turn this
-     * DIRTY into a CHECK that the old version would pass. */
-    if (t->running && direct_state == SG_DIRTY) t->must_run = true;
-    if (trace && (visit || t->state != before)) sg__trace_mark(trace, t, t->state, -1);
-    if (visit || t->kind == SG_EFFECT) reached(t);
-    if (visit && t->kind != SG_EFFECT) SG_VEC_PUSH(*stack, t);
-  }
-  while (stack->len > 0) {
-    sg_node *n = stack->at[--stack->len];
-    for (sg_link *l = n->dependents_head; l; l = l->next_dependent) {
-      sg_node *t = l->target;
-      if (G_UNLIKELY(written_by_own_run(t, self))) continue;
-      bool visit = unmarked(t);
-      sg_state before = t->state;
-      t->marks++;
-      if (t->state == SG_CLEAN) SG_PUBLISH(t->state, SG_CHECK);
-      if (trace && (visit || t->state != before))
-        sg__trace_mark(trace, t, t->state, (int)n->trace_mark);
-      if (visit || t->kind == SG_EFFECT) reached(t); /* effects: leaves, cheap */
-      if (visit && t->kind != SG_EFFECT) SG_VEC_PUSH(*stack, t);
-    }
+  sg_node *top = NULL;
+  mark_dependents_of(source, direct_state, true, &top, stack, self, trace);
+  while (top) {
+    sg_node *n = top;
+    top = stack->len > 0 ? stack->at[--stack->len] : NULL;
+    mark_dependents_of(n, SG_CHECK, false, &top, stack, self, trace);
   }
 }
 
@@ -156,12 +163,6 @@ void sg__destroy_locked(sg_node *n) {
 /* --------------------------------------------------------------- claims */
 
 enum { CLAIMED = 0, RETRY = 1 };
-
-/* Queues what must happen after the write: effects, and armed watchers. */
-static inline void reached(sg_node *t) {
-  if (t->kind == SG_EFFECT) sg__enqueue(t);
-  else if (SG_PEEK(t->armed)) sg__enqueue(t);
-}
 
 /* A claim wait wakes at least this often, to notice a wait that another
  * thread broke (waits.c): that thread cannot signal our graph's condition
