@@ -187,9 +187,7 @@ static void wait_a_slice(sg_graph *g) {
  * other waits) waits for t. See docs/core-protocol.md, "Waiting". */
 SG_INLINE int claim(sg_thread *t, sg_node *n) {
   if (!n->owner) {
-    SG_PUBLISH(n->owner, t);
-    n->claim_index = t->claims.len;
-    SG_VEC_PUSH(t->claims, n);
+    SG_PUBLISH(n->owner, t); /* push() records where in t's walk */
     return CLAIMED;
   }
   if (n->owner == t) {
@@ -228,11 +226,12 @@ static __attribute__((noinline)) void finish_release(sg_node *n) {
   if (work & SG_RELEASE_BURY) sg__bury(n);
 }
 
+/* Lets go of n, claimed by this thread in graph g; the caller pops its walk
+ * entry. */
 /* Moves claims: owner; burial handed over (docs/core-protocol.md, "A node's states"). */
-SG_INLINE void release(sg_thread *t, sg_node *n) {
-  t->claims.len = n->claim_index;
+SG_INLINE void release(sg_graph *g, sg_node *n) {
   SG_PUBLISH(n->owner, NULL);
-  if (n->graph->waiters) pthread_cond_broadcast(&n->graph->released);
+  if (g->waiters) pthread_cond_broadcast(&g->released);
   if (G_UNLIKELY(n->on_release)) finish_release(n);
 }
 
@@ -260,8 +259,8 @@ SG_INLINE int call(sg_thread *t, sg_node *n, bool *roomy) {
  * callback's own work (reads that refresh, writes) nests under n's UPDATE
  * event. */
 /* Moves run: state, running, version, has_run (docs/core-protocol.md, "A node's states"). */
-SG_INLINE int run(sg_thread *t, sg_node *n, bool *roomy, sg_trace *trace, int event) {
-  sg_graph *g = n->graph;
+SG_INLINE int run(sg_thread *t, sg_graph *g, sg_node *n, bool *roomy, sg_trace *trace,
+                  int event) {
   sg_frame frame = {
     .node = n, .cursor = n->sources_head, .epoch = ++g->epoch, .parent = t->frame};
   SG_PUBLISH(n->state, SG_CLEAN); /* tentative: a write during the run marks it again */
@@ -320,11 +319,14 @@ SG_INLINE sg_node *verify(sg_node *n, sg_walk_entry *e) {
   return NULL;
 }
 
-/* Pushes n, claimed by t, on t's walk and answers its entry. The entry's
- * marks are the ones verification starts from. */
+/* Pushes n, just claimed by t, on t's walk and answers its entry. The walk
+ * is also the list of t's claims, in claim order (a cycle report names them
+ * from claim_index on). The entry's marks are the ones verification starts
+ * from. */
 SG_INLINE sg_walk_entry *push(sg_thread *t, sg_node *n, sg_trace *trace) {
   if (G_UNLIKELY(t->walk.len == t->walk.cap))
     sg__vec_grow((void **)&t->walk.at, &t->walk.cap, sizeof *t->walk.at);
+  n->claim_index = t->walk.len;
   sg_walk_entry *e = &t->walk.at[t->walk.len++];
   e->node = n; /* field by field: the untraced copy leaves .trace alone */
   e->cursor = NULL;
@@ -333,15 +335,16 @@ SG_INLINE sg_walk_entry *push(sg_thread *t, sg_node *n, sg_trace *trace) {
   return e;
 }
 
-/* Pops t's top entry, whose node n it releases, and answers the entry below,
- * or NULL when that was the walk's first (base). */
-SG_INLINE sg_walk_entry *pop(sg_thread *t, sg_node *n, uint32_t base) {
-  release(t, n);
-  return --t->walk.len == base ? NULL : &t->walk.at[t->walk.len - 1];
+/* Releases e's node n, pops e, t's top entry, and answers the entry below,
+ * or NULL when e was the walk's first (base). */
+SG_INLINE sg_walk_entry *pop(sg_thread *t, sg_graph *g, sg_walk_entry *e, sg_node *n,
+                             uint32_t base) {
+  release(g, n);
+  return --t->walk.len == base ? NULL : e - 1;
 }
 
-static void abandon(sg_thread *t, uint32_t base) {
-  while (t->walk.len > base) release(t, t->walk.at[--t->walk.len].node);
+static void abandon(sg_thread *t, sg_graph *g, uint32_t base) {
+  while (t->walk.len > base) release(g, t->walk.at[--t->walk.len].node);
 }
 
 /* The walk, after alien-signals' checkDirty: one pass per node on the way
@@ -358,10 +361,11 @@ static void abandon(sg_thread *t, uint32_t base) {
  * span; the outcome is filled in when it is known. */
 /* Moves claims, verify, run (docs/core-protocol.md, "A node's states"). */
 SG_INLINE int refresh(sg_thread *t, sg_node *target, sg_trace *trace) {
+  sg_graph *g = target->graph; /* every node of the walk's: sources are in their readers' graph */
   uint32_t base = t->walk.len;
   bool roomy = false; /* see call() */
   sg_node *n = target, *s;
-  sg_walk_entry *e;
+  sg_walk_entry *e, *at;
   int rc;
 
   for (;;) { /* claim the target, or wait for its owner and try again */
@@ -376,7 +380,7 @@ SG_INLINE int refresh(sg_thread *t, sg_node *target, sg_trace *trace) {
 
 examine: /* n, e's node, is claimed; the lock may have been let go since it was looked at */
   if (n->destroyed || sg__fresh(n)) {
-    e = pop(t, n, base);
+    e = pop(t, g, e, n, base);
     if (!e) return SG_OK;
     n = e->node;
     goto examine; /* it re-verifies from its cursor, looking at that source again */
@@ -395,15 +399,15 @@ stale: /* n is claimed, not destroyed and not fresh */
 
 dirty: /* n is claimed, not destroyed, and must run: DIRTY, or never ran */
   e->cursor = NULL;
-  rc = run(t, n, &roomy, trace, trace ? e->trace : -1);
+  at = t->walk.at;
+  rc = run(t, g, n, &roomy, trace, trace ? e->trace : -1);
   if (rc < 0) {
-    abandon(t, base);
+    abandon(t, g, base);
     return rc;
   }
-  e = &t->walk.at[t->walk.len - 1]; /* the callback's reads may have moved the walk */
-  if (n->destroyed) goto examine;
-  if (n->state != SG_CLEAN) goto stale; /* a write marked it during the run: round again */
-  goto fresh;
+  if (G_UNLIKELY(t->walk.at != at)) e = &t->walk.at[t->walk.len - 1]; /* the callback's reads grew it */
+  if (G_LIKELY(n->state == SG_CLEAN) && !n->destroyed) goto fresh;
+  goto examine; /* destroyed, or a write marked it during the run: round again */
 
 verified: /* n is CHECK and every source's version is the one its last run saw */
   e->cursor = NULL;
@@ -416,12 +420,14 @@ verified: /* n is CHECK and every source's version is the one its last run saw *
 
 fresh: /* n is claimed, fresh and not destroyed, and the lock held since it was found so */
   s = n;
-  e = pop(t, n, base);
+  e = pop(t, g, e, n, base);
   if (!e) return SG_OK;
   n = e->node;
-  /* The lock was let go while s ran: n may have been destroyed or marked. */
+  /* The lock was let go while s ran: n may have been destroyed or marked.
+   * It has run (it was being verified), and only its own run, ours, could
+   * undo that. */
   if (n->destroyed) goto examine;
-  if (n->state != SG_CHECK || !n->has_run) goto dirty;
+  if (n->state != SG_CHECK) goto dirty;
   /* Resume n's verification in place: its cursor's source is s, fresh and
    * released, so only its version is left to compare. */
   if (s->version != e->cursor->seen_version) {
@@ -435,7 +441,7 @@ fresh: /* n is claimed, fresh and not destroyed, and the lock held since it was 
 descend: /* s, a source of n at e's cursor, is being updated or stale */
   rc = claim(t, s);
   if (rc == SG_ECYCLE) {
-    abandon(t, base);
+    abandon(t, g, base);
     return SG_ECYCLE;
   }
   if (rc == RETRY) goto examine; /* we waited: look at n again */
