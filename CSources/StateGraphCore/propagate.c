@@ -89,8 +89,9 @@ SG_INLINE void mark(sg_node *source, sg_state direct_state, sg_trace *trace) {
   mark_dependents_of(source, direct_state, true, &top, stack, self, trace);
   while (top) {
     sg_node *n = top;
-    top = stack->len > 0 ? stack->at[--stack->len] : NULL;
+    top = NULL;
     mark_dependents_of(n, SG_CHECK, false, &top, stack, self, trace);
+    if (!top && stack->len > 0) top = stack->at[--stack->len];
   }
 }
 
