@@ -31,59 +31,67 @@
 
 /* ---------------------------------------------------------------- push */
 
-static inline void reached(sg_node *t);
-
 /* A node marking must visit: clean, or left stale by a failed run (which no
  * later write would otherwise reach again). */
 static inline bool unmarked(const sg_node *t) {
   return t->state == SG_CLEAN || !t->has_run;
 }
 
-/* An effect whose run, on this thread, is making the change: a handler's
- * own write does not re-run it (its peers still see the write). */
-static inline bool written_by_own_run(const sg_node *t, const sg_thread *self) {
-  return t->kind == SG_EFFECT && t->running && t->owner == self;
+/* Raises t, reached by marking, to `state` at least (DIRTY for a direct
+ * dependent of the change, CHECK below it) and counts the mark; answers
+ * whether marking goes on below t (it was unmarked). A traced mark records
+ * the nodes it visits or whose state it raises, under `parent`. */
+/* Moves marking: state, marks, must_run (docs/core-protocol.md, "A node's states"). */
+SG_INLINE bool raise_mark(sg_node *t, sg_state state, sg_trace *trace, int parent) {
+  bool visit = unmarked(t);
+  sg_state before = t->state;
+  t->marks++;
+  if (before < state) SG_PUBLISH(t->state, state);
+  /* Its run may have read the new value under the old version (values
+   * and versions are not stored in one step): no rollback may turn this
+   * DIRTY into a CHECK that the old version would pass. */
+  if (state == SG_DIRTY && t->running) t->must_run = true;
+  if (trace && (visit || t->state != before)) sg__trace_mark(trace, t, t->state, parent);
+  return visit;
 }
 
-/* A traced mark records the nodes it visits or whose state it raises; the
- * first ones under the open span (the write), the others under the node
- * whose dependents are being marked. */
-/* Moves marking: state, marks, must_run (docs/core-protocol.md, "A node's states"). */
+/* Marks n's dependents: `direct` when n is the changed node itself. Nodes
+ * to go on from are pushed on a stack whose top is *top, kept out of
+ * memory: in a chain it is the only entry, and nothing is pushed at all.
+ * Effects are leaves (nobody reads an effect): queued, never gone below. */
+SG_INLINE void mark_dependents_of(sg_node *n, sg_state state, bool direct, sg_node **top,
+                                  sg_node_vec *stack, sg_thread *self, sg_trace *trace) {
+  int parent = trace && !direct ? (int)n->trace_mark : -1;
+  for (sg_link *l = n->dependents_head; l; l = l->next_dependent) {
+    sg_node *t = l->target;
+    if (G_UNLIKELY(t->kind == SG_EFFECT)) {
+      if (t->running && t->owner == self) { /* a handler's own write */
+        if (direct) l->seen_version = n->version; /* its run made this change: seen */
+        continue;
+      }
+      raise_mark(t, state, trace, parent);
+      sg__enqueue(t);
+      continue;
+    }
+    if (!raise_mark(t, state, trace, parent)) continue; /* marked already, and all below it */
+    if (G_UNLIKELY(SG_PEEK(t->armed))) sg__enqueue(t);
+    if (*top) SG_VEC_PUSH(*stack, *top);
+    *top = t;
+  }
+}
+
+/* Depth first, in the order of each node's dependent list, so effects are
+ * queued in the order the write reaches them. */
 SG_INLINE void mark(sg_node *source, sg_state direct_state, sg_trace *trace) {
   sg_node_vec *stack = &source->graph->scratch;
   sg_thread *self = sg__current;
-  for (sg_link *l = source->dependents_head; l; l = l->next_dependent) {
-    sg_node *t = l->target;
-    if (G_UNLIKELY(written_by_own_run(t, self))) {
-      l->seen_version = source->version; /* its run made this change: seen */
-      continue;
-    }
-    bool visit = unmarked(t);
-    sg_state before = t->state;
-    t->marks++;
-    if (t->state < direct_state) SG_PUBLISH(t->state, direct_state);
-    /* Its run may have read the new value under the old version (values
-     * and versions are not stored in one step): no rollback may turn this
-     * DIRTY into a CHECK that the old version would pass. */
-    if (t->running && direct_state == SG_DIRTY) t->must_run = true;
-    if (trace && (visit || t->state != before)) sg__trace_mark(trace, t, t->state, -1);
-    if (visit || t->kind == SG_EFFECT) reached(t);
-    if (visit && t->kind != SG_EFFECT) SG_VEC_PUSH(*stack, t);
-  }
-  while (stack->len > 0) {
-    sg_node *n = stack->at[--stack->len];
-    for (sg_link *l = n->dependents_head; l; l = l->next_dependent) {
-      sg_node *t = l->target;
-      if (G_UNLIKELY(written_by_own_run(t, self))) continue;
-      bool visit = unmarked(t);
-      sg_state before = t->state;
-      t->marks++;
-      if (t->state == SG_CLEAN) SG_PUBLISH(t->state, SG_CHECK);
-      if (trace && (visit || t->state != before))
-        sg__trace_mark(trace, t, t->state, (int)n->trace_mark);
-      if (visit || t->kind == SG_EFFECT) reached(t); /* effects: leaves, cheap */
-      if (visit && t->kind != SG_EFFECT) SG_VEC_PUSH(*stack, t);
-    }
+  sg_node *top = NULL;
+  mark_dependents_of(source, direct_state, true, &top, stack, self, trace);
+  while (top) {
+    sg_node *n = top;
+    top = NULL;
+    mark_dependents_of(n, SG_CHECK, false, &top, stack, self, trace);
+    if (!top && stack->len > 0) top = stack->at[--stack->len];
   }
 }
 
@@ -157,12 +165,6 @@ void sg__destroy_locked(sg_node *n) {
 
 enum { CLAIMED = 0, RETRY = 1 };
 
-/* Queues what must happen after the write: effects, and armed watchers. */
-static inline void reached(sg_node *t) {
-  if (t->kind == SG_EFFECT) sg__enqueue(t);
-  else if (SG_PEEK(t->armed)) sg__enqueue(t);
-}
-
 /* A claim wait wakes at least this often, to notice a wait that another
  * thread broke (waits.c): that thread cannot signal our graph's condition
  * under our graph's lock without breaking the lock order. */
@@ -186,9 +188,7 @@ static void wait_a_slice(sg_graph *g) {
  * other waits) waits for t. See docs/core-protocol.md, "Waiting". */
 SG_INLINE int claim(sg_thread *t, sg_node *n) {
   if (!n->owner) {
-    SG_PUBLISH(n->owner, t);
-    n->claim_index = t->claims.len;
-    SG_VEC_PUSH(t->claims, n);
+    SG_PUBLISH(n->owner, t); /* push() records where in t's walk */
     return CLAIMED;
   }
   if (n->owner == t) {
@@ -227,11 +227,12 @@ static __attribute__((noinline)) void finish_release(sg_node *n) {
   if (work & SG_RELEASE_BURY) sg__bury(n);
 }
 
+/* Lets go of n, claimed by this thread in graph g; the caller pops its walk
+ * entry. */
 /* Moves claims: owner; burial handed over (docs/core-protocol.md, "A node's states"). */
-SG_INLINE void release(sg_thread *t, sg_node *n) {
-  t->claims.len = n->claim_index;
+SG_INLINE void release(sg_graph *g, sg_node *n) {
   SG_PUBLISH(n->owner, NULL);
-  if (n->graph->waiters) pthread_cond_broadcast(&n->graph->released);
+  if (g->waiters) pthread_cond_broadcast(&g->released);
   if (G_UNLIKELY(n->on_release)) finish_release(n);
 }
 
@@ -244,12 +245,23 @@ static sg_trace_result outcome(const sg_node *n, int rc) {
   return rc == SG_CHANGED ? SG_TRACE_CHANGED : SG_TRACE_UNCHANGED;
 }
 
+/* Calls n's callback. Every callback of one walk is called from the same
+ * frame (the walk's), so the stack has as much room for each as for the
+ * first: once `roomy` is found true the depth is not looked at again. A
+ * callback that switched to a larger segment is back on ours when it
+ * returns. */
+SG_INLINE int call(sg_thread *t, sg_node *n, bool *roomy) {
+  uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+  if (G_LIKELY(*roomy) || (*roomy = sg__stack_roomy(here))) return n->callback(n, n->context);
+  return sg__call_deep(t, n->callback, n, n->context, here);
+}
+
 /* Runs n's callback with the lock dropped. n is claimed by t. Traced, the
  * callback's own work (reads that refresh, writes) nests under n's UPDATE
  * event. */
 /* Moves run: state, running, version, has_run (docs/core-protocol.md, "A node's states"). */
-SG_INLINE int run(sg_thread *t, sg_node *n, sg_trace *trace, int event) {
-  sg_graph *g = n->graph;
+SG_INLINE int run(sg_thread *t, sg_graph *g, sg_node *n, bool *roomy, sg_trace *trace,
+                  int event) {
   sg_frame frame = {
     .node = n, .cursor = n->sources_head, .epoch = ++g->epoch, .parent = t->frame};
   SG_PUBLISH(n->state, SG_CLEAN); /* tentative: a write during the run marks it again */
@@ -260,7 +272,7 @@ SG_INLINE int run(sg_thread *t, sg_node *n, sg_trace *trace, int event) {
   sg__graph_unlock(g);
   t->frame = &frame;
   int outer = trace ? sg__trace_enter(trace, event) : -1;
-  int rc = sg__call_with_stack(t, n->callback, n, n->context);
+  int rc = call(t, n, roomy);
   sg__graph_lock(g);
   n->running = false;
   if (trace) {
@@ -270,7 +282,7 @@ SG_INLINE int run(sg_thread *t, sg_node *n, sg_trace *trace, int event) {
   t->frame = frame.parent;
   if (frame.cursor) sg__prune_unread(&frame); /* sources it read last time but not now */
   n->run_count++;
-  if (rc < 0) {
+  if (G_UNLIKELY(rc < 0)) {
     /* Not has_run either: a failed node must run again, never be passed as
      * CLEAN by a re-check that finds its sources' versions unchanged (after
      * sg_rollback turned its DIRTY into CHECK, say). */
@@ -289,8 +301,7 @@ SG_INLINE int run(sg_thread *t, sg_node *n, sg_trace *trace, int event) {
  * (or to wait for, when another thread owns it) first, or NULL when done: n
  * is then DIRTY, or still CHECK when nothing upstream changed. */
 /* Moves verify: state (docs/core-protocol.md, "A node's states"). */
-SG_INLINE sg_node *verify(sg_walk_entry *e) {
-  sg_node *n = e->node;
+SG_INLINE sg_node *verify(sg_node *n, sg_walk_entry *e) {
   for (sg_link *l = e->cursor ? e->cursor : n->sources_head; l; l = l->next_source) {
     sg_node *s = l->source;
     if (s->destroyed) {
@@ -309,77 +320,137 @@ SG_INLINE sg_node *verify(sg_walk_entry *e) {
   return NULL;
 }
 
-static void abandon(sg_thread *t, uint32_t base) {
-  while (t->walk.len > base) release(t, t->walk.at[--t->walk.len].node);
+/* Pushes n, just claimed by t, on t's walk and answers its entry. The walk
+ * is also the list of t's claims, in claim order (a cycle report names them
+ * from claim_index on). The entry's marks are the ones verification starts
+ * from. */
+SG_INLINE sg_walk_entry *push(sg_thread *t, sg_node *n, sg_trace *trace) {
+  if (G_UNLIKELY(t->walk.len == t->walk.cap))
+    sg__vec_grow((void **)&t->walk.at, &t->walk.cap, sizeof *t->walk.at);
+  n->claim_index = t->walk.len;
+  sg_walk_entry *e = &t->walk.at[t->walk.len++];
+  e->node = n; /* field by field: the untraced copy leaves .trace alone */
+  e->cursor = NULL;
+  e->marks = n->marks;
+  if (trace) e->trace = -1;
+  return e;
 }
 
-/* Traced, every node it finds stale gets an UPDATE event, under the node
+/* Releases e's node n, pops e, t's top entry, and answers the entry below,
+ * or NULL when e was the walk's first (base). */
+SG_INLINE sg_walk_entry *pop(sg_thread *t, sg_graph *g, sg_walk_entry *e, sg_node *n,
+                             uint32_t base) {
+  release(g, n);
+  return --t->walk.len == base ? NULL : e - 1;
+}
+
+static void abandon(sg_thread *t, sg_graph *g, uint32_t base) {
+  while (t->walk.len > base) release(g, t->walk.at[--t->walk.len].node);
+}
+
+/* The walk, after alien-signals' checkDirty: one pass per node on the way
+ * down (claim, push, verify up to the first stale source) and one on the
+ * way up, where the entry below resumes verification in place at its
+ * cursor, whose source has just been brought up to date: a version compare
+ * decides whether it runs, without looking at that source again. Each label
+ * states what holds there; every test of freshness or destruction is made
+ * once, right after the graph lock may have been let go (a run, a wait),
+ * and trusted while it is held.
+ *
+ * Traced, every node it finds stale gets an UPDATE event, under the node
  * that needed it (the walk entry below) or, for the target, under the open
  * span; the outcome is filled in when it is known. */
 /* Moves claims, verify, run (docs/core-protocol.md, "A node's states"). */
 SG_INLINE int refresh(sg_thread *t, sg_node *target, sg_trace *trace) {
+  sg_graph *g = target->graph; /* every node of the walk's: sources are in their readers' graph */
   uint32_t base = t->walk.len;
-  sg_node *next = target;
+  bool roomy = false; /* see call() */
+  sg_node *n = target, *s;
+  sg_walk_entry *e, *at;
+  int rc;
 
-  for (;;) {
-    if (next) { /* descend: claim and push, or wait for the owner */
-      int rc = claim(t, next);
-      if (rc == SG_ECYCLE) {
-        abandon(t, base);
-        return SG_ECYCLE;
-      }
-      if (rc == CLAIMED) {
-        sg_walk_entry entry; /* field by field: the untraced copy leaves .trace alone */
-        entry.node = next;
-        entry.cursor = NULL;
-        entry.marks = next->marks;
-        if (trace) entry.trace = -1;
-        SG_VEC_PUSH(t->walk, entry);
-      } else if (t->walk.len == base) {
-        /* Waited for the target itself: claim it again, unless it was
-         * destroyed meanwhile. Its last reference may have gone with our
-         * wait (it is on the graveyard): claiming would revive it. */
-        if (next->destroyed) return SG_ESTALE;
-        continue;
-      }
-      next = NULL;
-    }
-    if (t->walk.len == base) return SG_OK;
-
-    sg_walk_entry *e = &t->walk.at[t->walk.len - 1];
-    sg_node *n = e->node;
-    if (n->destroyed || sg__fresh(n)) {
-      release(t, n);
-      t->walk.len--;
-      continue;
-    }
-    if (trace && e->trace < 0) {
-      int parent = t->walk.len - 1 > base ? (e - 1)->trace : -1;
-      e->trace = sg__trace_event(trace, SG_TRACE_UPDATE, n, parent);
-    }
-    if (n->state == SG_CHECK && n->has_run) {
-      next = verify(e);
-      if (next) continue;
-      if (n->state == SG_CHECK) {
-        e->cursor = NULL;
-        if (n->marks != e->marks) { /* a write arrived while we looked */
-          e->marks = n->marks;
-          continue;
-        }
-        SG_PUBLISH(n->state, SG_CLEAN); /* nothing changed upstream */
-        if (trace) sg__trace_set_result(trace, e->trace, SG_TRACE_VERIFIED);
-        continue; /* the loop finds it fresh and pops it */
-      }
-    }
-    /* DIRTY, or never ran */
-    e->cursor = NULL;
-    int rc = run(t, n, trace, trace ? e->trace : -1); /* e may move: the walk grows */
-    if (rc < 0) {
-      abandon(t, base);
-      return rc;
-    }
-    /* go round: fresh now, unless a write marked it again during the run */
+  for (;;) { /* claim the target, or wait for its owner and try again */
+    rc = claim(t, target);
+    if (rc == CLAIMED) break;
+    if (rc == SG_ECYCLE) return SG_ECYCLE;
+    /* Its last reference may have gone with our wait (it is on the
+     * graveyard): claiming a destroyed target would revive it. */
+    if (target->destroyed) return SG_ESTALE;
   }
+  e = push(t, target, trace);
+
+examine: /* n, e's node, is claimed; the lock may have been let go since it was looked at */
+  if (n->destroyed || sg__fresh(n)) {
+    e = pop(t, g, e, n, base);
+    if (!e) return SG_OK;
+    n = e->node;
+    goto examine; /* it re-verifies from its cursor, looking at that source again */
+  }
+
+stale: /* n is claimed, not destroyed and not fresh */
+  if (trace && e->trace < 0) {
+    int parent = t->walk.len - 1 > base ? (e - 1)->trace : -1;
+    e->trace = sg__trace_event(trace, SG_TRACE_UPDATE, n, parent);
+  }
+  if (n->state == SG_CHECK && n->has_run) {
+    s = verify(n, e);
+    if (s) goto descend;
+    if (n->state == SG_CHECK) goto verified;
+  }
+
+dirty: /* n is claimed, not destroyed, and must run: DIRTY, or never ran */
+  e->cursor = NULL;
+  at = t->walk.at;
+  rc = run(t, g, n, &roomy, trace, trace ? e->trace : -1);
+  if (rc < 0) {
+    abandon(t, g, base);
+    return rc;
+  }
+  if (G_UNLIKELY(t->walk.at != at)) e = &t->walk.at[t->walk.len - 1]; /* the callback's reads grew it */
+  if (G_LIKELY(n->state == SG_CLEAN) && !n->destroyed) goto fresh;
+  goto examine; /* destroyed, or a write marked it during the run: round again */
+
+verified: /* n is CHECK and every source's version is the one its last run saw */
+  e->cursor = NULL;
+  if (n->marks != e->marks) { /* a write arrived while we looked */
+    e->marks = n->marks;
+    goto stale;
+  }
+  SG_PUBLISH(n->state, SG_CLEAN); /* nothing changed upstream */
+  if (trace) sg__trace_set_result(trace, e->trace, SG_TRACE_VERIFIED);
+
+fresh: /* n is claimed, fresh and not destroyed, and the lock held since it was found so */
+  s = n;
+  e = pop(t, g, e, n, base);
+  if (!e) return SG_OK;
+  n = e->node;
+  /* The lock was let go while s ran: n may have been destroyed or marked.
+   * It has run (it was being verified), and only its own run, ours, could
+   * undo that. */
+  if (n->destroyed) goto examine;
+  if (n->state != SG_CHECK) goto dirty;
+  /* Resume n's verification in place: its cursor's source is s, fresh and
+   * released, so only its version is left to compare. */
+  if (s->version != e->cursor->seen_version) {
+    SG_PUBLISH(n->state, SG_DIRTY);
+    goto dirty;
+  }
+  e->cursor = e->cursor->next_source;
+  if (!e->cursor) goto verified;
+  goto stale; /* verification goes on from the next source */
+
+descend: /* s, a source of n at e's cursor, is being updated or stale */
+  rc = claim(t, s);
+  if (rc == SG_ECYCLE) {
+    abandon(t, g, base);
+    return SG_ECYCLE;
+  }
+  if (rc == RETRY) goto examine; /* we waited: look at n again */
+  /* Claimed at once: the lock was held since verify found s stale and not
+   * destroyed. */
+  e = push(t, s, trace);
+  n = s;
+  goto stale;
 }
 
 static __attribute__((noinline)) int refresh_traced(sg_thread *t, sg_node *target) {

@@ -172,7 +172,7 @@ struct sg_node {
                     without the lock) */
   uint8_t on_release; /* work for its owner at release: SG_RELEASE_* */
   uint32_t marks;       /* bumped whenever marking reaches the node */
-  uint32_t claim_index; /* position in owner's claim list */
+  uint32_t claim_index; /* position in its owner's walk (its claims) */
   uint64_t version;
   sg_link *sources_head, *dependents_head;
   sg_thread *owner; /* thread verifying or running this node, or NULL */
@@ -262,8 +262,9 @@ struct sg_thread {
   uint32_t flush_cause; /* the queue entry being run, while flushing */
   int untracked_outside; /* untracked sections opened with no frame */
   SG_VEC(sg_queued) queue; /* pending effects (each holds a ref) */
-  sg_node_vec claims; /* nodes this thread owns, in claim order */
-  SG_VEC(struct sg_walk_entry) walk; /* refresh stack, reused */
+  /* Refresh stack, reused; also the nodes this thread owns (claims), in
+   * claim order: every claim is pushed on it at once and popped when let go. */
+  SG_VEC(struct sg_walk_entry) walk;
   /* waits.c, under its lock: the node whose owner this thread waits for
    * (a claim wait) or whose snapshot visitor it waits for (destroy), and
    * whether another thread broke the wait. */
@@ -483,11 +484,12 @@ extern __thread uintptr_t sg__stack_low __attribute__((tls_model("initial-exec")
 /* The callback on a fresh segment when the stack runs low (or on first use,
  * to look the stack up). */
 int sg__call_deep(sg_thread *t, sg_callback cb, sg_node *n, void *ctx, uintptr_t here);
-/* Calls cb(n, ctx): the test is inline, since every run makes it. */
-static inline int sg__call_with_stack(sg_thread *t, sg_callback cb, sg_node *n, void *ctx) {
-  uintptr_t here = (uintptr_t)__builtin_frame_address(0);
-  if (G_LIKELY(sg__stack_low > 1 && here - sg__stack_low > SG_STACK_MARGIN)) return cb(n, ctx);
-  return sg__call_deep(t, cb, n, ctx, here);
+/* Whether a callback called from the frame at `here` has room enough on
+ * this thread's stack as it is known now (false: not looked up yet, or low:
+ * then call it through sg__call_deep). Inline: the walk tests it before its
+ * first callback. */
+static inline bool sg__stack_roomy(uintptr_t here) {
+  return sg__stack_low > 1 && here - sg__stack_low > SG_STACK_MARGIN;
 }
 void sg__stacks_free(sg_thread *t); /* at thread exit */
 

@@ -49,7 +49,6 @@ static void thread_free(gpointer data) {
     sg__graph_unlock(e->graph);
   }
   g_free(t->queue.at);
-  g_free(t->claims.at);
   g_free(t->walk.at);
   sg__stacks_free(t);
   sg__waits_forget(t);

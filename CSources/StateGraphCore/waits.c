@@ -40,11 +40,12 @@ static void describe(GString *out, sg_node *n) {
   sg__append_node_label(out, n);
 }
 
-/* The nodes thread t claimed from `from` on, in claim order: what it is in
- * the middle of computing. t is this thread, or one blocked in a wait (so
- * its claims cannot change under us: waits_lock orders the reads). */
+/* The nodes thread t claimed from `from` on, in claim order (its walk, see
+ * propagate.c): what it is in the middle of computing. t is this thread, or
+ * one blocked in a wait (so its claims cannot change under us: waits_lock
+ * orders the reads). */
 static void describe_claims(GString *out, sg_thread *t, sg_node *from) {
-  for (size_t i = from->claim_index; i < t->claims.len; i++) describe(out, t->claims.at[i]);
+  for (size_t i = from->claim_index; i < t->walk.len; i++) describe(out, t->walk.at[i].node);
 }
 
 void sg__describe_self_cycle(sg_thread *t, sg_node *n) {
