@@ -80,19 +80,25 @@ extension EntityStore {
     // The batch makes body's changes and the write-back one change; the
     // writer lock keeps other mutations out while body (user code) runs,
     // and being recursive lets body mutate this store.
-    try withGraphBatch {
+    let enclosure = Enclosure()
+    return try withGraphBatch {
       try writerLock.withLock {
-        guard let (slot, occupant) = stateLock.withLock({ occupiedSlot(for: id) }) else {
-          return false
+        // A transaction: no other thread sees what `body` writes before all of it.
+        try withGraphTransaction {
+          guard let (slot, occupant) = stateLock.withLock({ occupiedSlot(for: id) }) else {
+            return false
+          }
+          var entity = occupant.entity
+          try body(&entity)
+          mutate(enclosure: enclosure) { change in
+            // Written back only over the entity `body` started from.
+            guard let current = slot.wrappedValue, current.stamp == occupant.stamp else {
+              return
+            }
+            replace(current, in: slot, with: entity, &change)
+          }
+          return true
         }
-        var entity = occupant.entity
-        try body(&entity)
-        mutate { change in
-          // Written back only over the entity `body` started from.
-          guard let current = slot.wrappedValue, current.stamp == occupant.stamp else { return }
-          replace(current, in: slot, with: entity, &change)
-        }
-        return true
       }
     }
   }

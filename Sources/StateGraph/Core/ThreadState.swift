@@ -8,6 +8,8 @@ import StateGraphCore
 final class ThreadState {
   /// The innermost open ``withGraphBatch(_:)`` transaction.
   @usableFromInline @exclusivity(unchecked) var transaction: Transaction?
+  /// The innermost open level of a staged ``withGraphTransaction(_:)`` (Batch/Staging.swift).
+  @usableFromInline @exclusivity(unchecked) var staging: Staging?
   /// Logs of ended batches, kept for the next ones (one per nesting level).
   @exclusivity(unchecked) var spareTransactions: [Transaction] = []
   /// Where `onChange` & co. register: the innermost `withGraphTracking`

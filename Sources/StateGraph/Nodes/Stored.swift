@@ -92,6 +92,7 @@ public final class Stored<Value> {
   @inlinable
   public var wrappedValue: Value {
     get {
+      if let staging = Staging.current { return stagedRead(staging) }
       GraphCore.read(node)
       let isOutside = !GraphCore.isComputing
       lock.lock()
@@ -105,6 +106,7 @@ public final class Stored<Value> {
       return current
     }
     set {
+      if let staging = Staging.current { return stage(newValue, in: staging) }
       lock.lock()
       if didSetHandler != nil {
         lock.unlock()
@@ -185,6 +187,50 @@ public final class Stored<Value> {
       lock.unlock()
       publish(announced)
     }
+  }
+
+  /// A read inside a staged transaction of this thread: the staged value, or the committed
+  /// one, with no Observation registration (see Batch/Staging.swift).
+  @usableFromInline
+  func stagedRead(_ staging: Staging) -> Value {
+    if staging.root.stagedCount > 0, let staged = staging.stagedValue(of: self) { return staged }
+    GraphCore.read(node)
+    return lock.withLock { value }
+  }
+
+  /// A write inside a staged transaction of this thread: kept by the transaction, applied
+  /// at its commit. The `onDidSet` handler runs now, with the values this thread sees.
+  @usableFromInline
+  func stage(_ newValue: Value, in staging: Staging) {
+    guard let handler = lock.withLock({ didSetHandler }) else {
+      return staging.stage(newValue, for: self)
+    }
+    let oldValue = stagedRead(staging)
+    staging.stage(newValue, for: self)
+    handler(oldValue, newValue)
+  }
+
+  /// A staged write applied at a transaction's commit, with `lock` held by the commit
+  /// (which releases it) inside the commit's batch: stores the value and tells the core in
+  /// one step, as ``changeInBatch(_:from:revisionBefore:undo:)`` does. Returns whether
+  /// `transaction` must record the node; the replaced value goes to `released`.
+  func applyStagedHoldingLock(
+    _ newValue: Value, in transaction: Transaction, released: inout [Any]
+  ) -> Bool {
+    if isSame(value, newValue) { return false }
+    let oldValue = value
+    let revisionBefore = revision
+    value = newValue
+    lastRevision &+= 1
+    revision = lastRevision
+    let before = OpenWrites.RestorePoint(
+      value: oldValue, revision: revisionBefore, version: sg_node_version_unchecked(node),
+      versionNamesValue: unpublished == 0, undo: nil)
+    GraphCore.wrote(sg_changed_unchecked(node))
+    released.append(oldValue)
+    return openWrites.add(
+      transaction.id, before: before, revisionWritten: revision,
+      versionWritten: sg_node_version_unchecked(node))
   }
 
   /// The node's Observation registrar, made on first use. Under `lock`.

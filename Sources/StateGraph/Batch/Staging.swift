@@ -1,0 +1,202 @@
+import StateGraphCore
+
+// Staged transactions: the writes of a `withGraphTransaction` body are kept here, per
+// thread, until the outermost body returns. The protocol (states, who moves them, why a
+// commit is one step for readers and why nothing waits on it) is written down in
+// docs/core-protocol.md, "Staged transactions".
+
+/// One node's staged value. Non-generic base, so a level holds writes of any type.
+@usableFromInline
+class StagedWrite {
+  /// The commit takes the value locks of in-memory nodes in the order of this address.
+  let address: UInt
+  /// A persisted node: applied through its own write path (its backing saves then),
+  /// before the locked group.
+  let isPersisted: Bool
+
+  init(address: UInt, isPersisted: Bool) {
+    self.address = address
+    self.isPersisted = isPersisted
+  }
+
+  /// Applies the value through the node's normal write path. Runs user code (a save).
+  func applyThroughWritePath() { fatalError("abstract") }
+  func lockNode() { fatalError("abstract") }
+  func unlockNode() { fatalError("abstract") }
+  /// With the node's lock held: stores the value and tells the core. Returns whether the
+  /// batch log must record the node, and hands back the replaced value in `released`.
+  func applyHoldingLock(_ transaction: Transaction, released: inout [Any]) -> Bool {
+    fatalError("abstract")
+  }
+  func record(in transaction: Transaction) { fatalError("abstract") }
+}
+
+@usableFromInline
+final class StagedValue<Value>: StagedWrite {
+  let node: Stored<Value>
+  @usableFromInline var value: Value
+
+  init(node: Stored<Value>, value: Value) {
+    self.node = node
+    self.value = value
+    super.init(
+      address: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(node.node))),
+      isPersisted: node.persistence != nil)
+  }
+
+  override func applyThroughWritePath() { node.assign(value) }
+  override func lockNode() { node.lock.lock() }
+  override func unlockNode() { node.lock.unlock() }
+  override func applyHoldingLock(_ transaction: Transaction, released: inout [Any]) -> Bool {
+    node.applyStagedHoldingLock(value, in: transaction, released: &released)
+  }
+  override func record(in transaction: Transaction) { transaction.record(node, node: node.node) }
+}
+
+/// One level of a staged transaction on one thread: the writes its body made, and, for the
+/// outermost level, what every level shares (computed values evaluated against the staged
+/// state, work to run once the transaction ended). Touched only by its thread, so its
+/// accesses skip the dynamic exclusivity checks.
+@usableFromInline
+final class Staging {
+  @usableFromInline let parent: Staging?
+  @usableFromInline @exclusivity(unchecked) var writes: [ObjectIdentifier: StagedWrite] = [:]
+  /// The nodes in the order of their first write at this level.
+  @exclusivity(unchecked) var order: [ObjectIdentifier] = []
+  /// Root only: computed values evaluated against the staged state since the last write.
+  @exclusivity(unchecked) var computedValues: [ObjectIdentifier: Any] = [:]
+  /// Root only: computeds being evaluated now, to report a cycle rather than recurse.
+  @exclusivity(unchecked) var evaluating: [ObjectIdentifier] = []
+  /// Root only: how many writes all levels hold, so a read knows at once whether anything
+  /// is staged.
+  @usableFromInline @exclusivity(unchecked) var stagedCount = 0
+  /// Root only: work to run once the outermost transaction ended (see `GraphRuntime`).
+  @exclusivity(unchecked) var completions: [(_ sawRollback: Bool) -> Void] = []
+  /// Root only: a level was discarded (its body threw).
+  @exclusivity(unchecked) var sawDiscard = false
+
+  init(parent: Staging?) { self.parent = parent }
+
+  /// The outermost level.
+  @usableFromInline
+  var root: Staging {
+    var level = self
+    while let parent = level.parent { level = parent }
+    return level
+  }
+
+  /// This thread's innermost level, or nil outside staged transactions: one thread-local
+  /// look-up, the whole cost of staging for code that never opens a transaction.
+  @inlinable
+  static var current: Staging? { ThreadState.existing?.staging }
+
+  /// The value staged for `node` by this level or an enclosing one, innermost first.
+  @inlinable
+  func stagedValue<Value>(of node: Stored<Value>) -> Value? {
+    let id = ObjectIdentifier(node)
+    var level: Staging? = self
+    while let current = level {
+      if let write = current.writes[id] {
+        return unsafeDowncast(write, to: StagedValue<Value>.self).value
+      }
+      level = current.parent
+    }
+    return nil
+  }
+
+  /// Keeps `value` as `node`'s value for this level.
+  @usableFromInline
+  func stage<Value>(_ value: Value, for node: Stored<Value>) {
+    let root = self.root
+    root.computedValues.removeAll(keepingCapacity: true)  // they may have read `node`
+    let id = ObjectIdentifier(node)
+    if let write = writes[id] {
+      unsafeDowncast(write, to: StagedValue<Value>.self).value = value
+      return
+    }
+    writes[id] = StagedValue(node: node, value: value)
+    order.append(id)
+    root.stagedCount += 1
+  }
+
+  /// `computed`'s value against the staged state: its closure run directly, untracked,
+  /// so that nothing of it stays in the shared graph; kept until the next write.
+  @usableFromInline
+  func evaluate<Value>(_ computed: Computed<Value>) -> Value {
+    let root = self.root
+    let id = ObjectIdentifier(computed)
+    if let value = root.computedValues[id] { return value as! Value }
+    if root.evaluating.contains(id) {
+      fatalError(
+        "StateGraph: dependency cycle: '\(computed.name)' reads itself, evaluated against "
+          + "a transaction's staged writes")
+    }
+    root.evaluating.append(id)
+    sg_untracked_begin()
+    let value = computed.box._withUnsafeGuaranteedRef { $0.body(GraphContext()) }
+    _ = sg_untracked_end()
+    root.evaluating.removeLast()
+    root.computedValues[id] = value
+    return value
+  }
+
+  /// A nested level whose body returned: its writes become the enclosing level's.
+  func merge(into parent: Staging) {
+    for id in order {
+      let write = writes[id]!
+      if parent.writes.updateValue(write, forKey: id) == nil {
+        parent.order.append(id)
+      } else {
+        parent.root.stagedCount -= 1
+      }
+    }
+  }
+
+  /// A level whose body threw: its writes are dropped, and the computed values that may
+  /// have read them.
+  func discard() {
+    let root = self.root
+    root.stagedCount -= writes.count
+    root.computedValues.removeAll()
+    root.sawDiscard = true
+  }
+
+  /// The outermost level's body returned: applies every write as one step (see
+  /// docs/core-protocol.md), then runs the completions. Called with the thread's staging
+  /// already cleared, so the writes below apply rather than stage.
+  func commit() {
+    let staged = order.map { writes[$0]! }
+    withGraphBatch {
+      // Persisted nodes first, each through its write path: their saves are user code,
+      // so no lock is held.
+      for write in staged where write.isPersisted { write.applyThroughWritePath() }
+      let inMemory = staged.filter { !$0.isPersisted }.sorted { $0.address < $1.address }
+      guard !inMemory.isEmpty, let transaction = Transaction.current else { return }
+      var released: [Any] = []  // after the locks: a deinit may run user code
+      var first: [StagedWrite] = []
+      // Every lock, in address order, across every store and `sg_changed`: inside the
+      // batch these run no user code (see the protocol document for why readers then
+      // never keep a value mixing two moments).
+      for write in inMemory { write.lockNode() }
+      for (index, write) in inMemory.enumerated() {
+        if write.applyHoldingLock(transaction, released: &released) { first.append(write) }
+        if index == 0, let pause = Staging.pauseInCommitForTesting { pause() }
+      }
+      for write in inMemory.reversed() { write.unlockNode() }
+      for write in first { write.record(in: transaction) }
+      withExtendedLifetime(released) {}
+    }
+  }
+
+  /// Tests only: called by a commit once it holds every lock and applied the first node.
+  nonisolated(unsafe) static var pauseInCommitForTesting: (() -> Void)?
+
+  /// Runs the completions of the outermost level, which has ended.
+  func runCompletions() {
+    while !completions.isEmpty {
+      let pending = completions
+      completions.removeAll()
+      for completion in pending { completion(sawDiscard) }
+    }
+  }
+}
