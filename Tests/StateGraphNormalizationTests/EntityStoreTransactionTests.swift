@@ -69,6 +69,7 @@ struct EntityStoreTransactionTests {
     #expect(titles.wrappedValue == ["one", "two"])
     let started = DispatchSemaphore(value: 0)
     let finish = DispatchSemaphore(value: 0)
+    let finished = DispatchSemaphore(value: 0)
     let mutation = Thread {
       store.updateOrCreate(id: "1") { note in
         note.title = "uno"
@@ -79,7 +80,7 @@ struct EntityStoreTransactionTests {
       } create: {
         Note("1", "?")
       }
-      finish.signal()
+      finished.signal()
     }
     mutation.start()
     #expect(started.wait(timeout: .now() + 5) == .success)
@@ -92,7 +93,7 @@ struct EntityStoreTransactionTests {
     #expect(read.withLock { $0.1 } == "one")
     #expect(read.withLock { $0.2 } == 1)
     finish.signal()
-    #expect(finish.wait(timeout: .now() + 5) == .success)
+    #expect(finished.wait(timeout: .now() + 5) == .success)
     #expect(titles.wrappedValue == ["uno", "three", "dos"])
     #expect(store.count == 2)
   }

@@ -1,5 +1,16 @@
 import StateGraphCore
 
+#if !canImport(Darwin)
+  import Synchronization
+
+  /// How many threads have a staged transaction open. Zero almost always, and then a read
+  /// or write skips the thread-local look-up for one relaxed load. A thread's own increment
+  /// is seen by its own later loads; another thread that reads a stale zero has no
+  /// transaction open, which is what zero tells it. (Darwin: `Atomic` needs macOS 15, so
+  /// there every read and write looks the thread's state up.)
+  @usableFromInline let openStagings = Atomic<Int>(0)
+#endif
+
 // Staged transactions: the writes of a `withGraphTransaction` body are kept here, per
 // thread, until the outermost body returns. The protocol (states, who moves them, why a
 // commit is one step for readers and why nothing waits on it) is written down in
@@ -87,8 +98,16 @@ final class Staging {
 
   /// This thread's innermost level, or nil outside staged transactions: one thread-local
   /// look-up, the whole cost of staging for code that never opens a transaction.
+  /// Borrows the thread's state without retaining it, so the usual answer (nil) costs no
+  /// reference counting.
   @inlinable
-  static var current: Staging? { ThreadState.existing?.staging }
+  static var current: Staging? {
+    #if !canImport(Darwin)
+      if openStagings.load(ordering: .relaxed) == 0 { return nil }
+    #endif
+    guard let raw = sg_binding_slot()!.pointee else { return nil }
+    return Unmanaged<ThreadState>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.staging }
+  }
 
   /// The value staged for `node` by this level or an enclosing one, innermost first.
   @inlinable

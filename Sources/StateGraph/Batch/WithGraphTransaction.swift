@@ -56,6 +56,10 @@ extension Staging {
     let state = ThreadState.current
     let parent = state.staging
     let level = Staging(parent: parent)
+    #if !canImport(Darwin)
+      if parent == nil { openStagings.add(1, ordering: .relaxed) }
+      defer { if parent == nil { openStagings.subtract(1, ordering: .relaxed) } }
+    #endif
     state.staging = level
     let result: Result
     do {

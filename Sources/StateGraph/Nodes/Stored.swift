@@ -17,7 +17,9 @@ import StateGraphCore
 /// (see ``GraphStorageBacking``).
 ///
 /// Thread safety: any thread may read and write. Observers run after the
-/// write returns, or at the end of the outermost ``withGraphBatch(_:)``.
+/// write returns, or at the end of the outermost ``withGraphBatch(_:)``. Inside a
+/// ``withGraphTransaction(_:)`` a write is staged: only that thread sees it until the
+/// transaction commits.
 /// The graph keeps no strong reference to a node: it lives as long as you
 /// (or the closures of dependent nodes) hold it. The node is `Sendable`
 /// when its `Value` is: a value that is not would cross threads with it.
