@@ -73,7 +73,9 @@ extension EntityStore {
   /// before another thread's commit). Once it ended, the membership is derived again from
   /// the slots, the source of truth.
   private func followEnclosingBatch(isTransaction inTransaction: Bool) {
-    GraphRuntime.afterOutermostBatch { [weak self] sawRollback in
+    // Once per store and kind of enclosure, however many mutations it holds.
+    let key = ObjectIdentifier(inTransaction ? countNode : membershipNode)
+    GraphRuntime.afterOutermostBatch(once: key) { [weak self] sawRollback in
       guard let self, sawRollback || inTransaction else { return }
       self.deriveMembershipFromSlots(announce: inTransaction)
     }

@@ -24,4 +24,20 @@ package enum GraphRuntime {
     if let staging = Staging.current { return staging.root.completions.append(action) }
     action(false)
   }
+
+  /// ``afterOutermostBatch(_:)``, once per `key` however many times it is asked for
+  /// before the outermost batch or transaction ends: the first action given runs.
+  package static func afterOutermostBatch(
+    once key: ObjectIdentifier, _ action: @escaping (_ sawRollback: Bool) -> Void
+  ) {
+    if let transaction = Transaction.current {
+      if transaction.keyedCompletions[key] == nil { transaction.keyedCompletions[key] = action }
+      return
+    }
+    if let root = Staging.current?.root {
+      if root.keyedCompletions[key] == nil { root.keyedCompletions[key] = action }
+      return
+    }
+    action(false)
+  }
 }

@@ -83,6 +83,8 @@ final class Staging {
   @usableFromInline @exclusivity(unchecked) var stagedCount = 0
   /// Root only: work to run once the outermost transaction ended (see `GraphRuntime`).
   @exclusivity(unchecked) var completions: [(_ sawRollback: Bool) -> Void] = []
+  /// Root only: keys of the completions asked for once.
+  @exclusivity(unchecked) var keyedCompletions: [ObjectIdentifier: (_ sawRollback: Bool) -> Void] = [:]
   /// Root only: a level was discarded (its body threw).
   @exclusivity(unchecked) var sawDiscard = false
 
@@ -212,9 +214,10 @@ final class Staging {
 
   /// Runs the completions of the outermost level, which has ended.
   func runCompletions() {
-    while !completions.isEmpty {
-      let pending = completions
+    while !completions.isEmpty || !keyedCompletions.isEmpty {
+      let pending = completions + keyedCompletions.values
       completions.removeAll()
+      keyedCompletions.removeAll()
       for completion in pending { completion(sawDiscard) }
     }
   }

@@ -37,6 +37,9 @@ final class Transaction {
   /// Work to do once the outermost batch has ended, committed or rolled back (see
   /// `GraphRuntime.afterOutermostBatch`). Handed to the parent like the entries.
   @exclusivity(unchecked) var completions: [(_ sawRollback: Bool) -> Void] = []
+  /// Keys of the completions asked for once (`GraphRuntime.afterOutermostBatch(once:_:)`).
+  /// Run after `completions`.
+  @exclusivity(unchecked) var keyedCompletions: [ObjectIdentifier: (_ sawRollback: Bool) -> Void] = [:]
   /// This batch, or a nested one that handed its completions here, rolled back.
   @exclusivity(unchecked) var sawRollback = false
 
@@ -79,13 +82,18 @@ final class Transaction {
     parent.completions.append(contentsOf: completions)
     completions.removeAll(keepingCapacity: true)
     if sawRollback { parent.sawRollback = true }
+    for (key, action) in keyedCompletions where parent.keyedCompletions[key] == nil {
+      parent.keyedCompletions[key] = action
+    }
+    keyedCompletions.removeAll()
   }
 
   /// Runs the completions of the outermost batch, which has ended: no lock is held.
   func runCompletions() {
-    while !completions.isEmpty {
-      let pending = completions
+    while !completions.isEmpty || !keyedCompletions.isEmpty {
+      let pending = completions + keyedCompletions.values
       completions.removeAll(keepingCapacity: true)
+      keyedCompletions.removeAll()
       for completion in pending { completion(sawRollback) }
     }
   }
@@ -117,5 +125,6 @@ final class Transaction {
     index.removeAll(keepingCapacity: true)
     completions.removeAll(keepingCapacity: true)
     sawRollback = false
+    keyedCompletions.removeAll()
   }
 }
