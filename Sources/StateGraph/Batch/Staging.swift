@@ -100,13 +100,20 @@ final class Staging {
 
   /// This thread's innermost level, or nil outside staged transactions: one thread-local
   /// look-up, the whole cost of staging for code that never opens a transaction.
-  /// Borrows the thread's state without retaining it, so the usual answer (nil) costs no
-  /// reference counting.
+  /// Inlined into every read and write, so kept to a load and a branch; the look-up itself
+  /// is out of line.
   @inlinable
   static var current: Staging? {
     #if !canImport(Darwin)
       if openStagings.load(ordering: .relaxed) == 0 { return nil }
     #endif
+    return lookUp()
+  }
+
+  /// This thread's innermost level. Borrows the thread's state without retaining it, so the
+  /// usual answer (nil) costs no reference counting.
+  @usableFromInline @inline(never)
+  static func lookUp() -> Staging? {
     guard let raw = sg_binding_slot()!.pointee else { return nil }
     return Unmanaged<ThreadState>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.staging }
   }
