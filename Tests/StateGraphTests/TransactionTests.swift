@@ -349,3 +349,50 @@ final class SaveCountingBacking: StorageBacking, @unchecked Sendable {
     }
   }
 }
+
+/// Computed nodes that no staged write reaches are read through the core, cache and all;
+/// those it reaches are evaluated against the staged values.
+@Suite("withGraphTransaction: reading through the core")
+struct TransactionCoreReadTests {
+  @Test func aComputedNoStagedWriteReachesIsReadThroughTheCore() {
+    let a = Stored(wrappedValue: 1)
+    let other = Stored(wrappedValue: 10)
+    let runs = Counter()
+    let unrelated = Computed { _ in runs.run(other.wrappedValue + 1) }
+    #expect(unrelated.wrappedValue == 11)
+    withGraphTransaction {
+      a.wrappedValue = 2
+      #expect(unrelated.wrappedValue == 11)
+      #expect(unrelated.wrappedValue == 11)
+    }
+    #expect(runs.value == 1)  // the shared cache served every read
+  }
+
+  /// A computed whose last run did not read the staged node, but whose next one does (a
+  /// dependency that changed meanwhile): the transaction still sees the staged value, and
+  /// the shared cache keeps the committed one.
+  @Test func aNewDependencyOnAStagedNodeIsSeen() {
+    let useA = Stored(wrappedValue: false)
+    let a = Stored(wrappedValue: 1)
+    let picked = Computed { _ in useA.wrappedValue ? a.wrappedValue : 0 }
+    #expect(picked.wrappedValue == 0)
+    let ready = DispatchSemaphore(value: 0)
+    let go = DispatchSemaphore(value: 0)
+    let writer = startThread {
+      _ = go.wait(seconds: 5)
+      useA.wrappedValue = true  // committed while the transaction is open
+      ready.signal()
+    }
+    withGraphTransaction {
+      a.wrappedValue = 5
+      go.signal()
+      #expect(ready.wait(seconds: 5))
+      #expect(picked.wrappedValue == 5)
+      let elsewhere = Locked(-1)
+      #expect(onAnotherThread { elsewhere.withLock { $0 = picked.wrappedValue } })
+      #expect(elsewhere.withLock { $0 } == 1)  // the shared cache holds the committed value
+    }
+    #expect(writer.wait(seconds: 5))
+    #expect(picked.wrappedValue == 5)
+  }
+}

@@ -83,6 +83,15 @@ final class Staging {
   @usableFromInline @exclusivity(unchecked) var stagedCount = 0
   /// Root only: work to run once the outermost transaction ended (see `GraphRuntime`).
   @exclusivity(unchecked) var completions: [(_ sawRollback: Bool) -> Void] = []
+  /// Root only: the C nodes a staged node reaches through dependent edges (computeds whose
+  /// last run read a staged node, directly or not). Others are read through the core.
+  @exclusivity(unchecked) var affected: Set<UInt> = []
+  /// Root only: reads through the core in progress on this thread. Inside them the
+  /// committed state is read, so that nothing staged reaches a shared cache.
+  @usableFromInline @exclusivity(unchecked) var coreReads = 0
+  /// Root only: how many times a read inside a core read met a node this transaction
+  /// staged: that read's result is then not the staged view, and is evaluated again.
+  @usableFromInline @exclusivity(unchecked) var stagedMetInCoreRead = 0
   /// Root only: keys of the completions asked for once.
   @exclusivity(unchecked) var keyedCompletions: [ObjectIdentifier: (_ sawRollback: Bool) -> Void] = [:]
   /// Root only: a level was discarded (its body threw).
@@ -145,13 +154,62 @@ final class Staging {
     writes[id] = StagedValue(node: node, value: value)
     order.append(id)
     root.stagedCount += 1
+    root.markAffected(from: node.node)
   }
 
-  /// `computed`'s value against the staged state: its closure run directly, untracked,
-  /// so that nothing of it stays in the shared graph; kept until the next write.
+  /// Adds every node `source` reaches through dependent edges to `affected`.
+  /// O(the nodes reached that were not yet), as marking is.
+  func markAffected(from source: OpaquePointer) {
+    var pending = [source]
+    var buffer = [OpaquePointer?](repeating: nil, count: 16)
+    while let node = pending.popLast() {
+      var count = 0
+      guard sg_node_dependents(node, &buffer, buffer.count, &count) == 0 else { continue }
+      if count > buffer.count {
+        buffer = [OpaquePointer?](repeating: nil, count: count)
+        guard sg_node_dependents(node, &buffer, buffer.count, &count) == 0 else { continue }
+      }
+      for dependent in buffer.prefix(min(count, buffer.count)) {
+        guard let dependent else { continue }
+        if affected.insert(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(dependent)))).inserted {
+          pending.append(dependent)
+        }
+      }
+    }
+  }
+
+  /// Whether `node` may read a staged node (see `affected`).
+  func isAffected(_ node: OpaquePointer) -> Bool {
+    affected.contains(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(node))))
+  }
+
+  /// `computed`'s value as this thread sees it. A node that ran before and that no staged
+  /// node reaches is read through the core, in the committed state (its cache may be brought up to date, which
+  /// is the committed value); should that run meet a staged node (a dependency new since
+  /// its last run), or should the node be reached, its closure runs directly, untracked,
+  /// so that nothing of the staged state stays in the shared graph; kept until the next
+  /// write.
   @usableFromInline
-  func evaluate<Value>(_ computed: Computed<Value>) -> Value {
+  func read<Value>(_ computed: Computed<Value>) -> Value {
     let root = self.root
+    // A node that never ran has no edges yet to tell: it runs directly, leaving nothing.
+    if root.coreReads > 0
+      || (!root.isAffected(computed.node)
+        && computed.box._withUnsafeGuaranteedRef({ box in box.lock.withLock { box.hasValue } }))
+    {
+      let met = root.stagedMetInCoreRead
+      root.coreReads += 1
+      let status = sg_read_unchecked(computed.node)
+      root.coreReads -= 1
+      if status != 0 { GraphCore.fail(status, computed.node) }
+      if root.coreReads > 0 || root.stagedMetInCoreRead == met {
+        return computed.box._withUnsafeGuaranteedRef { $0.current }
+      }
+    }
+    return evaluate(computed, root)
+  }
+
+  private func evaluate<Value>(_ computed: Computed<Value>, _ root: Staging) -> Value {
     let id = ObjectIdentifier(computed)
     if let value = root.computedValues[id] { return value as! Value }
     if root.evaluating.contains(id) {

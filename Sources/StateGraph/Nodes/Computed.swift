@@ -91,7 +91,7 @@ extension Computed {
   /// committed value, with no Observation registration.
   @usableFromInline
   func stagedRead(_ staging: Staging) -> Value {
-    if staging.root.stagedCount > 0 { return staging.evaluate(self) }
+    if staging.root.stagedCount > 0 { return staging.read(self) }
     let status = sg_read_unchecked(node)
     if status != 0 { GraphCore.fail(status, node) }
     return box._withUnsafeGuaranteedRef { $0.current }

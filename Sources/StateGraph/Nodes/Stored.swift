@@ -195,7 +195,12 @@ public final class Stored<Value> {
   /// one, with no Observation registration (see Batch/Staging.swift).
   @usableFromInline
   func stagedRead(_ staging: Staging) -> Value {
-    if staging.root.stagedCount > 0, let staged = staging.stagedValue(of: self) { return staged }
+    let root = staging.root
+    if root.stagedCount > 0, let staged = staging.stagedValue(of: self) {
+      // Inside a read through the core, the committed value: the result may be cached.
+      guard root.coreReads > 0 else { return staged }
+      root.stagedMetInCoreRead += 1
+    }
     GraphCore.read(node)
     return lock.withLock { value }
   }
