@@ -35,9 +35,13 @@
 /// transaction inside a batch commits into that batch, which may still roll it back.
 ///
 /// Thread safety: a transaction belongs to the thread that runs it.
-/// - Complexity: a write or a read of a staged node costs a dictionary look-up; a computed
-///   node read after a write runs its closure (once until the next write); the commit is
-///   O(*w* log *w*) for *w* written nodes, plus the nodes they mark.
+/// - Complexity: a write or a read of a staged node costs a dictionary look-up, and the
+///   first write of a node visits the computations that depend on it. A computed node that
+///   depends on a staged node runs its closure when read (once until the next write), and
+///   so do the computed nodes it reads; others are read as usual. The commit is
+///   O(*w* log *w*) for *w* written nodes, plus the nodes they mark. Evaluating against
+///   staged values recurses through the computed nodes read, so a very deep chain of them
+///   over a staged node needs the stack of its depth.
 /// - Parameter body: the writes to stage.
 /// - Returns: what `body` returns.
 @discardableResult
