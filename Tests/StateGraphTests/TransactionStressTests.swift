@@ -9,8 +9,11 @@ import Testing
 struct TransactionStressTests {
   struct Failure: Error {}
 
-  /// Transactions move one unit from `a` to `b`; computations on other threads always see
-  /// a total of zero, never one side of a commit without the other.
+  /// Transactions set `a` to a value and `b` to its opposite; computations on other
+  /// threads always see a total of zero, never one side of a commit without the other.
+  /// (The writes do not depend on reads: reads inside a transaction see the latest commit,
+  /// read committed, so two transactions that each read `a` and `b` at different moments
+  /// could commit an unbalanced pair.)
   @Test(.timeLimit(.minutes(1)))
   func computationsNeverSeeHalfACommit() async {
     let a = Stored(wrappedValue: 0)
@@ -25,13 +28,13 @@ struct TransactionStressTests {
     let mixed = Counter()
     let rounds = 400
     await withTaskGroup(of: Void.self) { group in
-      for _ in 0..<2 {
+      for worker in 1...2 {
         group.addTask {
-          for _ in 0..<rounds {
+          for round in 1...rounds {
             withGraphTransaction {
-              a.wrappedValue += 1
+              a.wrappedValue = worker * 100_000 + round
               spin(2_000)
-              b.wrappedValue -= 1
+              b.wrappedValue = -(worker * 100_000 + round)
               if a.wrappedValue + b.wrappedValue != 0 { mixed.tick() }
             }
           }
