@@ -29,7 +29,9 @@
 /// - **Writers on other threads** are never held up: a plain write to a node the
 ///   transaction staged applies at once, and the commit then writes the staged value over
 ///   it (the commit wins). The outcome is the serial order "that write, then the
-///   transaction".
+///   transaction". Reads inside see the latest commit when they are made (read
+///   committed): two transactions that both increment a node at once may commit the
+///   same value.
 ///
 /// A ``withGraphBatch(_:)`` inside a transaction is staged like a nested transaction; a
 /// transaction inside a batch commits into that batch, which may still roll it back.
