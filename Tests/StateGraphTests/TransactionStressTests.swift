@@ -27,9 +27,11 @@ struct TransactionStressTests {
     }
     let mixed = Counter()
     let rounds = 400
+    let writing = Locked(2)
     await withTaskGroup(of: Void.self) { group in
       for worker in 1...2 {
         group.addTask {
+          defer { writing.withLock { $0 -= 1 } }
           for round in 1...rounds {
             withGraphTransaction {
               a.wrappedValue = worker * 100_000 + round
@@ -41,8 +43,10 @@ struct TransactionStressTests {
         }
       }
       for _ in 0..<2 {
-        group.addTask {
-          for _ in 0..<rounds * 2 where total.wrappedValue != 0 { mixed.tick() }
+        group.addTask {  // reads for as long as the writers write
+          repeat {
+            if total.wrappedValue != 0 { mixed.tick() }
+          } while writing.withLock({ $0 }) > 0
         }
       }
     }
@@ -59,8 +63,10 @@ struct TransactionStressTests {
     let seenDiscarded = Counter()
     let seen = Recorder<Int>()
     let subscription = withGraphTracking { a.onChange { if $0 < 0 { seen.append($0) } } }
+    let writing = Locked(true)
     await withTaskGroup(of: Void.self) { group in
       group.addTask {
+        defer { writing.withLock { $0 = false } }
         for round in 1...300 {
           try? withGraphTransaction {
             a.wrappedValue = -round
@@ -70,10 +76,10 @@ struct TransactionStressTests {
           withGraphTransaction { a.wrappedValue = round }
         }
       }
-      group.addTask {
-        for _ in 0..<600 where a.wrappedValue < 0 || doubled.wrappedValue < 0 {
-          seenDiscarded.tick()
-        }
+      group.addTask {  // reads for as long as the writer writes
+        repeat {
+          if a.wrappedValue < 0 || doubled.wrappedValue < 0 { seenDiscarded.tick() }
+        } while writing.withLock({ $0 })
       }
     }
     #expect(seenDiscarded.value == 0)
