@@ -20,11 +20,17 @@ import StateGraphCore
 @usableFromInline
 class StagedWrite {
   /// The commit takes the value locks of in-memory nodes in the order of this address.
-  let address: UInt
+  @usableFromInline let address: UInt
   /// A persisted node: applied through its own write path (its backing saves then),
   /// before the locked group.
-  let isPersisted: Bool
+  @usableFromInline let isPersisted: Bool
+  /// With the node's lock held: stores the value and tells the core; returns whether the
+  /// batch log must record the node. A closure made where `Value` is known, so that the
+  /// commit runs specialised code (through a generic class's method it would look the
+  /// value's type metadata up at every call).
+  @usableFromInline var applyHoldingLock: ((Transaction) -> Bool)!
 
+  @inlinable
   init(address: UInt, isPersisted: Bool) {
     self.address = address
     self.isPersisted = isPersisted
@@ -34,33 +40,32 @@ class StagedWrite {
   func applyThroughWritePath() { fatalError("abstract") }
   func lockNode() { fatalError("abstract") }
   func unlockNode() { fatalError("abstract") }
-  /// With the node's lock held: stores the value and tells the core. Returns whether the
-  /// batch log must record the node, and hands back the replaced value in `released`.
-  func applyHoldingLock(_ transaction: Transaction, released: inout [Any]) -> Bool {
-    fatalError("abstract")
-  }
   func record(in transaction: Transaction) { fatalError("abstract") }
 }
 
 @usableFromInline
 final class StagedValue<Value>: StagedWrite {
-  let node: Stored<Value>
+  @usableFromInline let node: Stored<Value>
+  /// The staged value; after the commit applied it, the value it replaced, released with
+  /// this object once no lock is held.
   @usableFromInline var value: Value
 
+  @inlinable
   init(node: Stored<Value>, value: Value) {
     self.node = node
     self.value = value
     super.init(
       address: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(node.node))),
       isPersisted: node.persistence != nil)
+    // Unowned: the closure lives in this object and runs only while the commit holds it.
+    applyHoldingLock = { [unowned(unsafe) self] transaction in
+      self.node.applyStagedHoldingLock(&self.value, in: transaction)
+    }
   }
 
   override func applyThroughWritePath() { node.assign(value) }
   override func lockNode() { node.lock.lock() }
   override func unlockNode() { node.lock.unlock() }
-  override func applyHoldingLock(_ transaction: Transaction, released: inout [Any]) -> Bool {
-    node.applyStagedHoldingLock(value, in: transaction, released: &released)
-  }
   override func record(in transaction: Transaction) { transaction.record(node, node: node.node) }
 }
 
@@ -73,9 +78,9 @@ final class Staging {
   @usableFromInline let parent: Staging?
   @usableFromInline @exclusivity(unchecked) var writes: [ObjectIdentifier: StagedWrite] = [:]
   /// The nodes in the order of their first write at this level.
-  @exclusivity(unchecked) var order: [ObjectIdentifier] = []
+  @usableFromInline @exclusivity(unchecked) var order: [ObjectIdentifier] = []
   /// Root only: computed values evaluated against the staged state since the last write.
-  @exclusivity(unchecked) var computedValues: [ObjectIdentifier: Any] = [:]
+  @usableFromInline @exclusivity(unchecked) var computedValues: [ObjectIdentifier: Any] = [:]
   /// Root only: computeds being evaluated now, to report a cycle rather than recurse.
   @exclusivity(unchecked) var evaluating: [ObjectIdentifier] = []
   /// Root only: how many writes all levels hold, so a read knows at once whether anything
@@ -141,8 +146,9 @@ final class Staging {
     return nil
   }
 
-  /// Keeps `value` as `node`'s value for this level.
-  @usableFromInline
+  /// Keeps `value` as `node`'s value for this level. Inlinable, so that the write's
+  /// closure (see `StagedWrite`) is made specialised.
+  @inlinable
   func stage<Value>(_ value: Value, for node: Stored<Value>) {
     let root = self.root
     root.computedValues.removeAll(keepingCapacity: true)  // they may have read `node`
@@ -159,9 +165,13 @@ final class Staging {
 
   /// Adds every node `source` reaches through dependent edges to `affected`.
   /// O(the nodes reached that were not yet), as marking is.
+  @usableFromInline
   func markAffected(from source: OpaquePointer) {
+    // Most written nodes have no dependent (or the first look says so): nothing allocated.
+    var first = 0
+    guard sg_node_dependents(source, nil, 0, &first) == 0, first > 0 else { return }
     var pending = [source]
-    var buffer = [OpaquePointer?](repeating: nil, count: 16)
+    var buffer = [OpaquePointer?](repeating: nil, count: max(16, first))
     while let node = pending.popLast() {
       var count = 0
       guard sg_node_dependents(node, &buffer, buffer.count, &count) == 0 else { continue }
@@ -252,25 +262,30 @@ final class Staging {
   /// already cleared, so the writes below apply rather than stage.
   func commit() {
     let staged = order.map { writes[$0]! }
-    withGraphBatch {
+    // Inside a batch already (a store's mutation opens one): applied into it directly.
+    if Transaction.current != nil { return apply(staged) }
+    withGraphBatch { apply(staged) }
+  }
+
+  private func apply(_ staged: [StagedWrite]) {
+    do {
       // Persisted nodes first, each through its write path: their saves are user code,
       // so no lock is held.
       for write in staged where write.isPersisted { write.applyThroughWritePath() }
       let inMemory = staged.filter { !$0.isPersisted }.sorted { $0.address < $1.address }
       guard !inMemory.isEmpty, let transaction = Transaction.current else { return }
-      var released: [Any] = []  // after the locks: a deinit may run user code
       var first: [StagedWrite] = []
       // Every lock, in address order, across every store and `sg_changed`: inside the
       // batch these run no user code (see the protocol document for why readers then
       // never keep a value mixing two moments).
       for write in inMemory { write.lockNode() }
       for (index, write) in inMemory.enumerated() {
-        if write.applyHoldingLock(transaction, released: &released) { first.append(write) }
+        if write.applyHoldingLock(transaction) { first.append(write) }
         if index == 0, let pause = Staging.pauseInCommitForTesting { pause() }
       }
       for write in inMemory.reversed() { write.unlockNode() }
       for write in first { write.record(in: transaction) }
-      withExtendedLifetime(released) {}
+      // The replaced values now sit in the writes, released with them, unlocked.
     }
   }
 

@@ -207,7 +207,7 @@ public final class Stored<Value> {
 
   /// A write inside a staged transaction of this thread: kept by the transaction, applied
   /// at its commit. The `onDidSet` handler runs now, with the values this thread sees.
-  @usableFromInline
+  @inlinable
   func stage(_ newValue: Value, in staging: Staging) {
     guard let handler = lock.withLock({ didSetHandler }) else {
       return staging.stage(newValue, for: self)
@@ -220,21 +220,20 @@ public final class Stored<Value> {
   /// A staged write applied at a transaction's commit, with `lock` held by the commit
   /// (which releases it) inside the commit's batch: stores the value and tells the core in
   /// one step, as ``changeInBatch(_:from:revisionBefore:undo:)`` does. Returns whether
-  /// `transaction` must record the node; the replaced value goes to `released`.
-  func applyStagedHoldingLock(
-    _ newValue: Value, in transaction: Transaction, released: inout [Any]
-  ) -> Bool {
-    if isSame(value, newValue) { return false }
-    let oldValue = value
+  /// `transaction` must record the node; `staged` is left holding the replaced value,
+  /// released by the caller once no lock is held (a deinit may run user code).
+  @inlinable
+  func applyStagedHoldingLock(_ staged: inout Value, in transaction: Transaction) -> Bool {
+    if isSame(value, staged) { return false }
+    swap(&value, &staged)
+    let oldValue = staged
     let revisionBefore = revision
-    value = newValue
     lastRevision &+= 1
     revision = lastRevision
     let before = OpenWrites.RestorePoint(
       value: oldValue, revision: revisionBefore, version: sg_node_version_unchecked(node),
       versionNamesValue: unpublished == 0, undo: nil)
     GraphCore.wrote(sg_changed_unchecked(node))
-    released.append(oldValue)
     return openWrites.add(
       transaction.id, before: before, revisionWritten: revision,
       versionWritten: sg_node_version_unchecked(node))
