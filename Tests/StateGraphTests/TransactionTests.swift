@@ -296,17 +296,18 @@ struct TransactionTests {
     let reader = startThread { result.withLock { $0 = pair.wrappedValue } }
     #expect(readA.wait(seconds: 5))
     let committed = DispatchSemaphore(value: 0)
-    Staging.pauseInCommitForTesting = {
+    let thread = ThreadState.current  // the hook is this thread's: other tests' commits skip it
+    thread.pauseInCommitForTesting = {
       // Every lock is held and `a` is applied: the reader, let go now, blocks on `b`.
       go.signal()
       #expect(committed.wait(timeout: .now() + .milliseconds(200)) == .timedOut)
     }
-    defer { Staging.pauseInCommitForTesting = nil }
+    defer { thread.pauseInCommitForTesting = nil }
     withGraphTransaction {
       a.wrappedValue = 1
       b.wrappedValue = -1
     }
-    Staging.pauseInCommitForTesting = nil
+    thread.pauseInCommitForTesting = nil
     #expect(reader.wait(seconds: 5))
     #expect(result.withLock { $0 } == [1, -1])
     #expect(runs.value == 2)  // the mixed run was not kept

@@ -281,16 +281,13 @@ final class Staging {
       for write in inMemory { write.lockNode() }
       for (index, write) in inMemory.enumerated() {
         if write.applyHoldingLock(transaction) { first.append(write) }
-        if index == 0, let pause = Staging.pauseInCommitForTesting { pause() }
+        if index == 0, let pause = ThreadState.current.pauseInCommitForTesting { pause() }
       }
       for write in inMemory.reversed() { write.unlockNode() }
       for write in first { write.record(in: transaction) }
       // The replaced values now sit in the writes, released with them, unlocked.
     }
   }
-
-  /// Tests only: called by a commit once it holds every lock and applied the first node.
-  nonisolated(unsafe) static var pauseInCommitForTesting: (() -> Void)?
 
   /// Runs the completions of the outermost level, which has ended.
   func runCompletions() {

@@ -10,6 +10,9 @@ final class ThreadState {
   @usableFromInline @exclusivity(unchecked) var transaction: Transaction?
   /// The innermost open level of a staged ``withGraphTransaction(_:)`` (Batch/Staging.swift).
   @usableFromInline @exclusivity(unchecked) var staging: Staging?
+  /// Tests only: called by this thread's next commits once they hold every lock and
+  /// applied their first node (Batch/Staging.swift).
+  @exclusivity(unchecked) var pauseInCommitForTesting: (() -> Void)?
   /// Logs of ended batches, kept for the next ones (one per nesting level).
   @exclusivity(unchecked) var spareTransactions: [Transaction] = []
   /// Where `onChange` & co. register: the innermost `withGraphTracking`
