@@ -75,7 +75,7 @@ final class StagedValue<Value>: StagedWrite {
 /// accesses skip the dynamic exclusivity checks.
 @usableFromInline
 final class Staging {
-  @usableFromInline let parent: Staging?
+  @usableFromInline @exclusivity(unchecked) var parent: Staging?
   @usableFromInline @exclusivity(unchecked) var writes: [ObjectIdentifier: StagedWrite] = [:]
   /// The nodes in the order of their first write at this level.
   @usableFromInline @exclusivity(unchecked) var order: [ObjectIdentifier] = []
@@ -103,6 +103,23 @@ final class Staging {
   @exclusivity(unchecked) var sawDiscard = false
 
   init(parent: Staging?) { self.parent = parent }
+
+  /// Empties a level that ended, keeping its storage for the thread's next one (see
+  /// `ThreadState.spareStagings`): a store mutation opens one each time.
+  func reset() {
+    parent = nil
+    writes.removeAll(keepingCapacity: true)
+    order.removeAll(keepingCapacity: true)
+    computedValues.removeAll(keepingCapacity: true)
+    evaluating.removeAll(keepingCapacity: true)
+    affected.removeAll(keepingCapacity: true)
+    completions.removeAll(keepingCapacity: true)
+    keyedCompletions.removeAll()
+    stagedCount = 0
+    coreReads = 0
+    stagedMetInCoreRead = 0
+    sawDiscard = false
+  }
 
   /// The outermost level.
   @usableFromInline

@@ -61,7 +61,12 @@ extension Staging {
   ) throws(Failure) -> Result {
     let state = ThreadState.current
     let parent = state.staging
-    let level = Staging(parent: parent)
+    let level = state.spareStagings.popLast() ?? Staging(parent: nil)
+    level.parent = parent
+    defer {
+      level.reset()
+      state.spareStagings.append(level)
+    }
     #if !canImport(Darwin)
       if parent == nil { openStagings.add(1, ordering: .relaxed) }
       defer { if parent == nil { openStagings.subtract(1, ordering: .relaxed) } }
