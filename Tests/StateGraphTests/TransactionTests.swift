@@ -397,3 +397,69 @@ struct TransactionCoreReadTests {
     #expect(picked.wrappedValue == 5)
   }
 }
+
+/// Transactions with macro-made models and from inside observers.
+@Suite("withGraphTransaction: models and handlers")
+struct TransactionModelTests {
+  struct Failure: Error {}
+
+  final class Cart: @unchecked Sendable {
+    @GraphStored var items: [String] = []
+    @GraphStored var log: [String] = [] {
+      didSet { logWrites += 1 }
+    }
+    @GraphComputed var count: Int
+    var logWrites = 0
+
+    init() {
+      self.$count = .init { [$items] _ in $items.wrappedValue.count }
+    }
+  }
+
+  /// `@GraphStored` properties, their `didSet` and `@GraphComputed` properties see the
+  /// staged state; Observation hears of the commit once.
+  @Test func aModelsPropertiesAreStagedTogether() {
+    let cart = Cart()
+    let fired = Counter()
+    withObservationTracking { _ = cart.count } onChange: { fired.tick() }
+    withGraphTransaction {
+      cart.items.append("apple")
+      cart.items.append("pear")
+      cart.log.append("added \(cart.count)")
+      #expect(cart.count == 2)
+      #expect(cart.logWrites == 1)  // `didSet` ran at the assignment
+      let elsewhere = Locked((-1, [String]()))
+      #expect(onAnotherThread { elsewhere.withLock { $0 = (cart.count, cart.log) } })
+      #expect(elsewhere.withLock { $0.0 } == 0)
+      #expect(elsewhere.withLock { $0.1 } == [])
+      #expect(fired.value == 0)
+    }
+    #expect(cart.items == ["apple", "pear"])
+    #expect(cart.log == ["added 2"])
+    #expect(cart.count == 2)
+    #expect(fired.value == 1)
+  }
+
+  /// An observer's handler may run a transaction: its writes reach the other observers
+  /// once, after it commits.
+  @Test func aHandlerMayRunATransaction() {
+    let source = Stored(wrappedValue: 0)
+    let left = Stored(wrappedValue: 0)
+    let right = Stored(wrappedValue: 0)
+    let pairs = Recorder<[Int]>()
+    let pair = Computed { _ in [left.wrappedValue, right.wrappedValue] }
+    let subscription = withGraphTracking {
+      source.onChange { value in
+        withGraphTransaction {
+          left.wrappedValue = value
+          right.wrappedValue = -value
+        }
+      }
+      pair.onChange { pairs.append($0) }
+    }
+    source.wrappedValue = 3
+    source.wrappedValue = 4
+    #expect(pairs.values == [[0, 0], [3, -3], [4, -4]])
+    _ = subscription
+  }
+}
