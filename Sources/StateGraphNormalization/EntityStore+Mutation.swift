@@ -18,30 +18,83 @@ struct MembershipChange<Entity: TypedIdentifiable> {
   init(isNested: Bool) { self.isNested = isNested }
 }
 
+/// What surrounds a store call on its thread, looked at before the call opens anything.
+struct Enclosure {
+  /// Inside a batch or transaction.
+  let isBatch = GraphRuntime.isInsideBatch
+  /// Inside a transaction: writes are staged.
+  let isTransaction = GraphRuntime.isInsideTransaction
+}
+
 extension EntityStore {
-  /// Runs `body` as one mutation: inside a batch (observers run once, after
-  /// every lock here is released, and a throw rolls the store back), with
-  /// `writerLock` and `stateLock` held.
-  func mutate<R>(_ body: (inout MembershipChange<Entity>) -> R) -> R {
+  /// Runs `body` as one mutation: a transaction (readers on other threads see all of it
+  /// or none of it), inside a batch (observers run once, after every lock here is
+  /// released, and a throw rolls the store back), with `writerLock` and `stateLock` held.
+  ///
+  /// `enclosure` is what surrounded the caller, when the caller opened a batch itself
+  /// (`modify`, `updateOrCreate`); by default, what surrounds this call.
+  func mutate<R>(
+    enclosure: Enclosure? = nil, _ body: (inout MembershipChange<Entity>) -> R
+  ) -> R {
     // Known before this mutation's own batch opens: only inside another
     // batch can a slot it creates be emptied again by a rollback.
     let isNested = GraphRuntime.isInsideBatch
+    let enclosure = enclosure ?? Enclosure()
     return withGraphBatch {
       writerLock.withLock {
-        var change = MembershipChange<Entity>(isNested: isNested)
-        let (result, swept) = stateLock.withLock {
-          let result = body(&change)
-          commit(change)
-          return (result, countCall())
-        }
-        withExtendedLifetime(swept) {}  // destroyed here, unlocked
-        if !change.touched.isEmpty {
-          GraphRuntime.afterOutermostBatch { [weak self, touched = change.touched] in
-            self?.reexamine(touched)
+        withGraphTransaction {
+          var change = MembershipChange<Entity>(isNested: isNested)
+          let (result, swept) = stateLock.withLock {
+            let result = body(&change)
+            commit(change)
+            return (result, countCall())
           }
+          withExtendedLifetime(swept) {}  // destroyed here, unlocked
+          if !change.touched.isEmpty {
+            GraphRuntime.afterOutermostBatch { [weak self, touched = change.touched] _ in
+              self?.reexamine(touched)
+            }
+          }
+          if enclosure.isBatch && (change.joined > 0 || change.left > 0) {
+            followEnclosingBatch(isTransaction: enclosure.isTransaction)
+          }
+          withExtendedLifetime(change) {}  // `displaced` goes here, unlocked
+          return result
         }
-        withExtendedLifetime(change) {}  // `displaced` goes here, unlocked
-        return result
+      }
+    }
+  }
+
+  /// A mutation that changed membership inside a batch or transaction the store did not
+  /// open: `writerLock` is released before that one ends, so another thread's mutation may
+  /// come between, and the membership nodes, written from this thread's view, may then
+  /// disagree with the slots (a rolled-back batch puts back the count it wrote while the
+  /// slot keeps another thread's later entity; a transaction commits a count computed
+  /// before another thread's commit). Once it ended, the membership is derived again from
+  /// the slots, the source of truth.
+  private func followEnclosingBatch(isTransaction inTransaction: Bool) {
+    // Once per store and kind of enclosure, however many mutations it holds.
+    let key = ObjectIdentifier(inTransaction ? countNode : membershipNode)
+    GraphRuntime.afterOutermostBatch(once: key) { [weak self] sawRollback in
+      guard let self, sawRollback || inTransaction else { return }
+      self.deriveMembershipFromSlots(announce: inTransaction)
+    }
+  }
+
+  /// Sets the count from the slots and, when it changed or `announce`, tells readers of
+  /// membership. O(*n*); only after an enclosing batch rolled back or an enclosing
+  /// transaction committed.
+  func deriveMembershipFromSlots(announce: Bool) {
+    withGraphBatch {
+      writerLock.withLock {
+        stateLock.withLock {
+          var occupied = 0
+          for slot in slots.values where slot.untrackedValue != nil { occupied += 1 }
+          let counted = countNode.untrackedValue
+          guard occupied != counted || announce else { return }
+          if occupied != counted { countNode.wrappedValue = occupied }
+          membershipNode.wrappedValue &+= 1
+        }
       }
     }
   }

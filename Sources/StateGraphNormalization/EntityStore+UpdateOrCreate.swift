@@ -35,35 +35,35 @@ extension EntityStore {
     update: (inout Entity) throws(Failure) -> Void,
     create: () throws(Failure) -> Entity
   ) throws(Failure) -> Entity {
-    do {
-      // The batch makes the closure's changes and the write one change, and rolls them
-      // back when it throws; the writer lock keeps other mutations out meanwhile.
-      return try withGraphBatch {
-        try writerLock.withLock {
-          try updateOrCreateHoldingWriterLock(id: id, update: update, create: create)
+    // The batch makes the closures' changes and the write one change for observers; the
+    // transaction makes them one step for readers and drops them all when a closure
+    // throws; the writer lock keeps other mutations out meanwhile.
+    let enclosure = Enclosure()
+    return try withGraphBatch { () throws(Failure) -> Entity in
+      try writerLock.withLock { () throws(Failure) -> Entity in
+        try withGraphTransaction { () throws(Failure) -> Entity in
+          try updateOrCreateHoldingWriterLock(
+            id: id, enclosure: enclosure, update: update, create: create)
         }
       }
-    } catch {
-      // Only the closures throw, and they throw `Failure`.
-      throw error as! Failure
     }
   }
 
   /// The body of ``updateOrCreate(id:update:create:)``. Call with `writerLock` held.
   private func updateOrCreateHoldingWriterLock<Failure: Error>(
-    id: Entity.TypedID,
+    id: Entity.TypedID, enclosure: Enclosure,
     update: (inout Entity) throws(Failure) -> Void,
     create: () throws(Failure) -> Entity
   ) throws(Failure) -> Entity {
     if let (_, occupant) = stateLock.withLock({ occupiedSlot(for: id) }) {
       var entity = occupant.entity
       try update(&entity)
-      mutate { change in insertOrReplace(entity, id: id, &change) }
+      mutate(enclosure: enclosure) { change in insertOrReplace(entity, id: id, &change) }
       return entity
     }
     let entity = try create()
     let createdID = entity.typedID  // user code: read before locking
-    mutate { change in insertOrReplace(entity, id: createdID, &change) }
+    mutate(enclosure: enclosure) { change in insertOrReplace(entity, id: createdID, &change) }
     return entity
   }
 }

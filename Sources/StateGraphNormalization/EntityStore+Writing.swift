@@ -66,7 +66,8 @@ extension EntityStore {
   /// properties it sets hear of it; assigning another instance to the
   /// parameter replaces the entity.
   ///
-  /// `body` runs inside a batch: its changes reach observers once, and when
+  /// `body` runs inside a transaction: other threads see its changes only once
+  /// `modify` returns, observers hear of them once, and when
   /// it throws, every change it made is undone before the error is rethrown.
   /// Other mutations of this store wait while it runs (reads do not), so
   /// keep it short and do not wait in it for another thread using the store.
@@ -77,22 +78,29 @@ extension EntityStore {
   /// - Complexity: O(1) on average, plus `body`.
   @discardableResult
   public func modify(_ id: Entity.TypedID, _ body: (inout Entity) throws -> Void) rethrows -> Bool {
-    // The batch makes body's changes and the write-back one change; the
+    // The batch makes body's changes and the write-back one change for observers, the
+    // transaction one step for readers; the
     // writer lock keeps other mutations out while body (user code) runs,
     // and being recursive lets body mutate this store.
-    try withGraphBatch {
+    let enclosure = Enclosure()
+    return try withGraphBatch {
       try writerLock.withLock {
-        guard let (slot, occupant) = stateLock.withLock({ occupiedSlot(for: id) }) else {
-          return false
+        // A transaction: no other thread sees what `body` writes before all of it.
+        try withGraphTransaction {
+          guard let (slot, occupant) = stateLock.withLock({ occupiedSlot(for: id) }) else {
+            return false
+          }
+          var entity = occupant.entity
+          try body(&entity)
+          mutate(enclosure: enclosure) { change in
+            // Written back only over the entity `body` started from.
+            guard let current = slot.wrappedValue, current.stamp == occupant.stamp else {
+              return
+            }
+            replace(current, in: slot, with: entity, &change)
+          }
+          return true
         }
-        var entity = occupant.entity
-        try body(&entity)
-        mutate { change in
-          // Written back only over the entity `body` started from.
-          guard let current = slot.wrappedValue, current.stamp == occupant.stamp else { return }
-          replace(current, in: slot, with: entity, &change)
-        }
-        return true
       }
     }
   }

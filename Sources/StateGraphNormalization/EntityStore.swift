@@ -38,13 +38,19 @@ import StateGraph
 ///
 /// Each mutating call is one change for observers, however many entities it
 /// touches (`add([a, b, c])` notifies once), and so is a `withGraphBatch { }`
-/// around several calls. A batch that throws undoes what it did to the store.
+/// around several calls. A batch that throws undoes what it did to the store; so does a
+/// `withGraphTransaction { }`, in which the store's changes are staged like any other
+/// write.
 ///
 /// ## Threads
 ///
-/// Any thread may read and mutate a store. Mutations are serialized; reads
-/// do not wait for a ``modify(_:_:)`` body to finish. No lock is held while
-/// observers run. The store is `Sendable` when its entities are: a class
+/// Any thread may read and mutate a store. Mutations are serialized, and each
+/// is a transaction: another thread sees all of it (the entities, the count and
+/// the order, and what a ``modify(_:_:)`` body wrote) or none of it. Reads do not
+/// wait for a mutation in progress; they return the committed state. The count
+/// and membership always agree with the entities held, even after a batch that
+/// raced another thread's mutation rolled back. No lock is held while observers
+/// run. The store is `Sendable` when its entities are: a class
 /// entity is then thread-safe on its own terms (for example immutable, or
 /// with `@GraphStored` properties and `@unchecked Sendable`).
 ///

@@ -23,7 +23,9 @@ import StateGraph
 /// of its stores waits until the other stores' mutations have finished, and a mutation
 /// nested inside another on the same thread goes ahead.
 ///
-/// Reads never wait for the coordinator. A store made without one gets its own.
+/// Reads never wait for the coordinator: every mutation is a transaction, so a read returns
+/// the state before it or after it, never one half done. A store made without one gets its
+/// own.
 ///
 /// Thread safety: any thread may use it; it holds a recursive lock and nothing else.
 public final class EntityStoreCoordinator: Sendable {

@@ -5,6 +5,22 @@ import Testing
 @Suite("withGraphBatch")
 struct BatchTests {
   struct Failure: Error {}
+  enum Rejected: Error, Equatable { case tooLarge(Int) }
+
+  /// A batch's error keeps its type: no cast, no `any Error`.
+  @Test func aBatchRethrowsItsTypedError() {
+    let a = Stored(wrappedValue: 1)
+    do {
+      try withGraphBatch { () throws(Rejected) in
+        a.wrappedValue = 100
+        if a.wrappedValue > 10 { throw .tooLarge(a.wrappedValue) }
+      }
+      Issue.record("no error")
+    } catch {
+      #expect(error == .tooLarge(100))
+    }
+    #expect(a.wrappedValue == 1)
+  }
 
   @Test func batchReturnsItsResultAndAppliesWrites() {
     let a = Stored(wrappedValue: 1)

@@ -36,7 +36,12 @@ final class Transaction {
   @exclusivity(unchecked) private var index: [ObjectIdentifier: Int] = [:]
   /// Work to do once the outermost batch has ended, committed or rolled back (see
   /// `GraphRuntime.afterOutermostBatch`). Handed to the parent like the entries.
-  @exclusivity(unchecked) var completions: [() -> Void] = []
+  @exclusivity(unchecked) var completions: [(_ sawRollback: Bool) -> Void] = []
+  /// Keys of the completions asked for once (`GraphRuntime.afterOutermostBatch(once:_:)`).
+  /// Run after `completions`.
+  @exclusivity(unchecked) var keyedCompletions: [ObjectIdentifier: (_ sawRollback: Bool) -> Void] = [:]
+  /// This batch, or a nested one that handed its completions here, rolled back.
+  @exclusivity(unchecked) var sawRollback = false
 
   /// This thread's innermost open transaction. Inlined: every change asks,
   /// and almost always the answer is nil.
@@ -76,14 +81,20 @@ final class Transaction {
   func passCompletions(to parent: Transaction) {
     parent.completions.append(contentsOf: completions)
     completions.removeAll(keepingCapacity: true)
+    if sawRollback { parent.sawRollback = true }
+    for (key, action) in keyedCompletions where parent.keyedCompletions[key] == nil {
+      parent.keyedCompletions[key] = action
+    }
+    keyedCompletions.removeAll()
   }
 
   /// Runs the completions of the outermost batch, which has ended: no lock is held.
   func runCompletions() {
-    while !completions.isEmpty {
-      let pending = completions
+    while !completions.isEmpty || !keyedCompletions.isEmpty {
+      let pending = completions + keyedCompletions.values
       completions.removeAll(keepingCapacity: true)
-      for completion in pending { completion() }
+      keyedCompletions.removeAll()
+      for completion in pending { completion(sawRollback) }
     }
   }
 
@@ -113,5 +124,7 @@ final class Transaction {
     entries.removeAll(keepingCapacity: true)
     index.removeAll(keepingCapacity: true)
     completions.removeAll(keepingCapacity: true)
+    sawRollback = false
+    keyedCompletions.removeAll()
   }
 }

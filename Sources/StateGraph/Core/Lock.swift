@@ -152,7 +152,7 @@ package final class RecursiveLock: @unchecked Sendable {
   }
 
   @inline(__always)
-  package func withLock<R>(_ body: () throws -> R) rethrows -> R {
+  package func withLock<R, Failure: Error>(_ body: () throws(Failure) -> R) throws(Failure) -> R {
     pthread_mutex_lock(raw)
     defer { pthread_mutex_unlock(raw) }
     return try body()

@@ -8,6 +8,13 @@ import StateGraphCore
 final class ThreadState {
   /// The innermost open ``withGraphBatch(_:)`` transaction.
   @usableFromInline @exclusivity(unchecked) var transaction: Transaction?
+  /// The innermost open level of a staged ``withGraphTransaction(_:)`` (Batch/Staging.swift).
+  @usableFromInline @exclusivity(unchecked) var staging: Staging?
+  /// Staging levels that ended, kept for the next ones (one per nesting level).
+  @exclusivity(unchecked) var spareStagings: [Staging] = []
+  /// Tests only: called by this thread's next commits once they hold every lock and
+  /// applied their first node (Batch/Staging.swift).
+  @exclusivity(unchecked) var pauseInCommitForTesting: (() -> Void)?
   /// Logs of ended batches, kept for the next ones (one per nesting level).
   @exclusivity(unchecked) var spareTransactions: [Transaction] = []
   /// Where `onChange` & co. register: the innermost `withGraphTracking`

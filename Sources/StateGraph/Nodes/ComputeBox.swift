@@ -57,9 +57,13 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   @usableFromInline @exclusivity(unchecked) var lastRevision: UInt64 = 0
   @usableFromInline @exclusivity(unchecked) var openWrites = OpenWrites<Value>()
   @usableFromInline let isSame: (Value, Value) -> Bool
+  /// The computation, also run directly against a transaction's staged values
+  /// (Batch/Staging.swift).
+  @usableFromInline let body: @Sendable (GraphContext) -> Value
 
   @inlinable
   init(initialValue: Value?, body: @escaping @Sendable (GraphContext) -> Value) {
+    self.body = body
     if let initialValue {
       storage.initialize(to: initialValue)
       hasValue = true

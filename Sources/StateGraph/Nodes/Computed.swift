@@ -75,11 +75,25 @@ public final class Computed<Value> {
   /// The value, recomputed first if a dependency changed since the last run.
   @inlinable
   public var wrappedValue: Value {
+    if let staging = Staging.current { return stagedRead(staging) }
     // Outside computations this also arms the Observation watcher, under the
     // same lock as the read, so no write can slip in between.
     let status = sg_read_arm_unchecked(node)
     if status != 0 { GraphCore.fail(status, node) }
     if !GraphCore.isComputing { registrar.accessValue() }
+    return box._withUnsafeGuaranteedRef { $0.current }
+  }
+}
+
+extension Computed {
+  /// A read inside a staged transaction of this thread: evaluated against the staged
+  /// values once anything is staged, leaving nothing in the shared graph; otherwise the
+  /// committed value, with no Observation registration.
+  @usableFromInline
+  func stagedRead(_ staging: Staging) -> Value {
+    if staging.root.stagedCount > 0 { return staging.read(self) }
+    let status = sg_read_unchecked(node)
+    if status != 0 { GraphCore.fail(status, node) }
     return box._withUnsafeGuaranteedRef { $0.current }
   }
 }

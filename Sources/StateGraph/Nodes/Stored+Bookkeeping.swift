@@ -3,9 +3,15 @@ import StateGraphCore
 extension Stored {
   /// The value, read without recording a dependency or telling Observation: for
   /// bookkeeping that must not make the running computation depend on the node.
+  /// Inside a staged transaction this thread sees its staged value.
   package var untrackedValue: Value {
+    if let staging = Staging.current, staging.root.stagedCount > 0,
+      let staged = staging.stagedValue(of: self)
+    {
+      return staged
+    }
     // Copied out under the value lock, like every read; no user code runs under it.
-    lock.withLock { value }
+    return lock.withLock { value }
   }
 
   /// Whether a computation or observer of the graph depends on this node (its last run

@@ -10,7 +10,9 @@ extension Stored {
   /// ```
   ///
   /// This is the node-level twin of a property's `didSet`, as in swift-state-graph: it runs
-  /// for each assignment, equal values and writes inside ``withGraphBatch(_:)`` included,
+  /// for each assignment, equal values and writes inside ``withGraphBatch(_:)`` and
+  /// ``withGraphTransaction(_:)`` included (inside a transaction it sees, and writes, the
+  /// transaction's staged state),
   /// synchronously on the writing thread once the node has taken the value and no lock of
   /// the node is held (the closure may read or write the node again). Changes that reach a
   /// persisted node from outside (another process, another object writing the same key)

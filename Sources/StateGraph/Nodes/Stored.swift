@@ -17,7 +17,9 @@ import StateGraphCore
 /// (see ``GraphStorageBacking``).
 ///
 /// Thread safety: any thread may read and write. Observers run after the
-/// write returns, or at the end of the outermost ``withGraphBatch(_:)``.
+/// write returns, or at the end of the outermost ``withGraphBatch(_:)``. Inside a
+/// ``withGraphTransaction(_:)`` a write is staged: only that thread sees it until the
+/// transaction commits.
 /// The graph keeps no strong reference to a node: it lives as long as you
 /// (or the closures of dependent nodes) hold it. The node is `Sendable`
 /// when its `Value` is: a value that is not would cross threads with it.
@@ -92,6 +94,7 @@ public final class Stored<Value> {
   @inlinable
   public var wrappedValue: Value {
     get {
+      if let staging = Staging.current { return stagedRead(staging) }
       GraphCore.read(node)
       let isOutside = !GraphCore.isComputing
       lock.lock()
@@ -105,6 +108,7 @@ public final class Stored<Value> {
       return current
     }
     set {
+      if let staging = Staging.current { return stage(newValue, in: staging) }
       lock.lock()
       if didSetHandler != nil {
         lock.unlock()
@@ -185,6 +189,54 @@ public final class Stored<Value> {
       lock.unlock()
       publish(announced)
     }
+  }
+
+  /// A read inside a staged transaction of this thread: the staged value, or the committed
+  /// one, with no Observation registration (see Batch/Staging.swift).
+  @usableFromInline
+  func stagedRead(_ staging: Staging) -> Value {
+    let root = staging.root
+    if root.stagedCount > 0, let staged = staging.stagedValue(of: self) {
+      // Inside a read through the core, the committed value: the result may be cached.
+      guard root.coreReads > 0 else { return staged }
+      root.stagedMetInCoreRead += 1
+    }
+    GraphCore.read(node)
+    return lock.withLock { value }
+  }
+
+  /// A write inside a staged transaction of this thread: kept by the transaction, applied
+  /// at its commit. The `onDidSet` handler runs now, with the values this thread sees.
+  @inlinable
+  func stage(_ newValue: Value, in staging: Staging) {
+    guard let handler = lock.withLock({ didSetHandler }) else {
+      return staging.stage(newValue, for: self)
+    }
+    let oldValue = stagedRead(staging)
+    staging.stage(newValue, for: self)
+    handler(oldValue, newValue)
+  }
+
+  /// A staged write applied at a transaction's commit, with `lock` held by the commit
+  /// (which releases it) inside the commit's batch: stores the value and tells the core in
+  /// one step, as ``changeInBatch(_:from:revisionBefore:undo:)`` does. Returns whether
+  /// `transaction` must record the node; `staged` is left holding the replaced value,
+  /// released by the caller once no lock is held (a deinit may run user code).
+  @inlinable
+  func applyStagedHoldingLock(_ staged: inout Value, in transaction: Transaction) -> Bool {
+    if isSame(value, staged) { return false }
+    swap(&value, &staged)
+    let oldValue = staged
+    let revisionBefore = revision
+    lastRevision &+= 1
+    revision = lastRevision
+    let before = OpenWrites.RestorePoint(
+      value: oldValue, revision: revisionBefore, version: sg_node_version_unchecked(node),
+      versionNamesValue: unpublished == 0, undo: nil)
+    GraphCore.wrote(sg_changed_unchecked(node))
+    return openWrites.add(
+      transaction.id, before: before, revisionWritten: revision,
+      versionWritten: sg_node_version_unchecked(node))
   }
 
   /// The node's Observation registrar, made on first use. Under `lock`.

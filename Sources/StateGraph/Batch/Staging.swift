@@ -1,0 +1,318 @@
+import StateGraphCore
+
+#if !canImport(Darwin)
+  import Synchronization
+
+  /// How many threads have a staged transaction open. Zero almost always, and then a read
+  /// or write skips the thread-local look-up for one relaxed load. A thread's own increment
+  /// is seen by its own later loads; another thread that reads a stale zero has no
+  /// transaction open, which is what zero tells it. (Darwin: `Atomic` needs macOS 15, so
+  /// there every read and write looks the thread's state up.)
+  @usableFromInline let openStagings = Atomic<Int>(0)
+#endif
+
+// Staged transactions: the writes of a `withGraphTransaction` body are kept here, per
+// thread, until the outermost body returns. The protocol (states, who moves them, why a
+// commit is one step for readers and why nothing waits on it) is written down in
+// docs/core-protocol.md, "Staged transactions".
+
+/// One node's staged value. Non-generic base, so a level holds writes of any type.
+@usableFromInline
+class StagedWrite {
+  /// The commit takes the value locks of in-memory nodes in the order of this address.
+  @usableFromInline let address: UInt
+  /// A persisted node: applied through its own write path (its backing saves then),
+  /// before the locked group.
+  @usableFromInline let isPersisted: Bool
+  /// With the node's lock held: stores the value and tells the core; returns whether the
+  /// batch log must record the node. A closure made where `Value` is known, so that the
+  /// commit runs specialised code (through a generic class's method it would look the
+  /// value's type metadata up at every call).
+  @usableFromInline var applyHoldingLock: ((Transaction) -> Bool)!
+
+  @inlinable
+  init(address: UInt, isPersisted: Bool) {
+    self.address = address
+    self.isPersisted = isPersisted
+  }
+
+  /// Applies the value through the node's normal write path. Runs user code (a save).
+  func applyThroughWritePath() { fatalError("abstract") }
+  func lockNode() { fatalError("abstract") }
+  func unlockNode() { fatalError("abstract") }
+  func record(in transaction: Transaction) { fatalError("abstract") }
+}
+
+@usableFromInline
+final class StagedValue<Value>: StagedWrite {
+  @usableFromInline let node: Stored<Value>
+  /// The staged value; after the commit applied it, the value it replaced, released with
+  /// this object once no lock is held.
+  @usableFromInline var value: Value
+
+  @inlinable
+  init(node: Stored<Value>, value: Value) {
+    self.node = node
+    self.value = value
+    super.init(
+      address: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(node.node))),
+      isPersisted: node.persistence != nil)
+    // Unowned: the closure lives in this object and runs only while the commit holds it.
+    applyHoldingLock = { [unowned(unsafe) self] transaction in
+      self.node.applyStagedHoldingLock(&self.value, in: transaction)
+    }
+  }
+
+  override func applyThroughWritePath() { node.assign(value) }
+  override func lockNode() { node.lock.lock() }
+  override func unlockNode() { node.lock.unlock() }
+  override func record(in transaction: Transaction) { transaction.record(node, node: node.node) }
+}
+
+/// One level of a staged transaction on one thread: the writes its body made, and, for the
+/// outermost level, what every level shares (computed values evaluated against the staged
+/// state, work to run once the transaction ended). Touched only by its thread, so its
+/// accesses skip the dynamic exclusivity checks.
+@usableFromInline
+final class Staging {
+  @usableFromInline @exclusivity(unchecked) var parent: Staging?
+  @usableFromInline @exclusivity(unchecked) var writes: [ObjectIdentifier: StagedWrite] = [:]
+  /// The nodes in the order of their first write at this level.
+  @usableFromInline @exclusivity(unchecked) var order: [ObjectIdentifier] = []
+  /// Root only: computed values evaluated against the staged state since the last write.
+  @usableFromInline @exclusivity(unchecked) var computedValues: [ObjectIdentifier: Any] = [:]
+  /// Root only: computeds being evaluated now, to report a cycle rather than recurse.
+  @exclusivity(unchecked) var evaluating: [ObjectIdentifier] = []
+  /// Root only: how many writes all levels hold, so a read knows at once whether anything
+  /// is staged.
+  @usableFromInline @exclusivity(unchecked) var stagedCount = 0
+  /// Root only: work to run once the outermost transaction ended (see `GraphRuntime`).
+  @exclusivity(unchecked) var completions: [(_ sawRollback: Bool) -> Void] = []
+  /// Root only: the C nodes a staged node reaches through dependent edges (computeds whose
+  /// last run read a staged node, directly or not). Others are read through the core.
+  @exclusivity(unchecked) var affected: Set<UInt> = []
+  /// Root only: reads through the core in progress on this thread. Inside them the
+  /// committed state is read, so that nothing staged reaches a shared cache.
+  @usableFromInline @exclusivity(unchecked) var coreReads = 0
+  /// Root only: how many times a read inside a core read met a node this transaction
+  /// staged: that read's result is then not the staged view, and is evaluated again.
+  @usableFromInline @exclusivity(unchecked) var stagedMetInCoreRead = 0
+  /// Root only: keys of the completions asked for once.
+  @exclusivity(unchecked) var keyedCompletions: [ObjectIdentifier: (_ sawRollback: Bool) -> Void] = [:]
+  /// Root only: a level was discarded (its body threw).
+  @exclusivity(unchecked) var sawDiscard = false
+
+  init(parent: Staging?) { self.parent = parent }
+
+  /// Empties a level that ended, keeping its storage for the thread's next one (see
+  /// `ThreadState.spareStagings`): a store mutation opens one each time.
+  func reset() {
+    parent = nil
+    writes.removeAll(keepingCapacity: true)
+    order.removeAll(keepingCapacity: true)
+    computedValues.removeAll(keepingCapacity: true)
+    evaluating.removeAll(keepingCapacity: true)
+    affected.removeAll(keepingCapacity: true)
+    completions.removeAll(keepingCapacity: true)
+    keyedCompletions.removeAll()
+    stagedCount = 0
+    coreReads = 0
+    stagedMetInCoreRead = 0
+    sawDiscard = false
+  }
+
+  /// The outermost level.
+  @usableFromInline
+  var root: Staging {
+    var level = self
+    while let parent = level.parent { level = parent }
+    return level
+  }
+
+  /// This thread's innermost level, or nil outside staged transactions: one thread-local
+  /// look-up, the whole cost of staging for code that never opens a transaction.
+  /// Inlined into every read and write, so kept to a load and a branch; the look-up itself
+  /// is out of line.
+  @inlinable
+  static var current: Staging? {
+    #if !canImport(Darwin)
+      if openStagings.load(ordering: .relaxed) == 0 { return nil }
+    #endif
+    return lookUp()
+  }
+
+  /// This thread's innermost level. Borrows the thread's state without retaining it, so the
+  /// usual answer (nil) costs no reference counting.
+  @usableFromInline @inline(never)
+  static func lookUp() -> Staging? {
+    guard let raw = sg_binding_slot()!.pointee else { return nil }
+    return Unmanaged<ThreadState>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.staging }
+  }
+
+  /// The value staged for `node` by this level or an enclosing one, innermost first.
+  @inlinable
+  func stagedValue<Value>(of node: Stored<Value>) -> Value? {
+    let id = ObjectIdentifier(node)
+    var level: Staging? = self
+    while let current = level {
+      if let write = current.writes[id] {
+        return unsafeDowncast(write, to: StagedValue<Value>.self).value
+      }
+      level = current.parent
+    }
+    return nil
+  }
+
+  /// Keeps `value` as `node`'s value for this level. Inlinable, so that the write's
+  /// closure (see `StagedWrite`) is made specialised.
+  @inlinable
+  func stage<Value>(_ value: Value, for node: Stored<Value>) {
+    let root = self.root
+    root.computedValues.removeAll(keepingCapacity: true)  // they may have read `node`
+    let id = ObjectIdentifier(node)
+    if let write = writes[id] {
+      unsafeDowncast(write, to: StagedValue<Value>.self).value = value
+      return
+    }
+    writes[id] = StagedValue(node: node, value: value)
+    order.append(id)
+    root.stagedCount += 1
+    root.markAffected(from: node.node)
+  }
+
+  /// Adds every node `source` reaches through dependent edges to `affected`.
+  /// O(the nodes reached that were not yet), as marking is.
+  @usableFromInline
+  func markAffected(from source: OpaquePointer) {
+    // Most written nodes have no dependent (or the first look says so): nothing allocated.
+    var first = 0
+    guard sg_node_dependents(source, nil, 0, &first) == 0, first > 0 else { return }
+    var pending = [source]
+    var buffer = [OpaquePointer?](repeating: nil, count: max(16, first))
+    while let node = pending.popLast() {
+      var count = 0
+      guard sg_node_dependents(node, &buffer, buffer.count, &count) == 0 else { continue }
+      if count > buffer.count {
+        buffer = [OpaquePointer?](repeating: nil, count: count)
+        guard sg_node_dependents(node, &buffer, buffer.count, &count) == 0 else { continue }
+      }
+      for dependent in buffer.prefix(min(count, buffer.count)) {
+        guard let dependent else { continue }
+        if affected.insert(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(dependent)))).inserted {
+          pending.append(dependent)
+        }
+      }
+    }
+  }
+
+  /// Whether `node` may read a staged node (see `affected`).
+  func isAffected(_ node: OpaquePointer) -> Bool {
+    affected.contains(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(node))))
+  }
+
+  /// `computed`'s value as this thread sees it. A node that ran before and that no staged
+  /// node reaches is read through the core, in the committed state (its cache may be brought up to date, which
+  /// is the committed value); should that run meet a staged node (a dependency new since
+  /// its last run), or should the node be reached, its closure runs directly, untracked,
+  /// so that nothing of the staged state stays in the shared graph; kept until the next
+  /// write.
+  @usableFromInline
+  func read<Value>(_ computed: Computed<Value>) -> Value {
+    let root = self.root
+    // A node that never ran has no edges yet to tell: it runs directly, leaving nothing.
+    if root.coreReads > 0
+      || (!root.isAffected(computed.node)
+        && computed.box._withUnsafeGuaranteedRef({ box in box.lock.withLock { box.hasValue } }))
+    {
+      let met = root.stagedMetInCoreRead
+      root.coreReads += 1
+      let status = sg_read_unchecked(computed.node)
+      root.coreReads -= 1
+      if status != 0 { GraphCore.fail(status, computed.node) }
+      if root.coreReads > 0 || root.stagedMetInCoreRead == met {
+        return computed.box._withUnsafeGuaranteedRef { $0.current }
+      }
+    }
+    return evaluate(computed, root)
+  }
+
+  private func evaluate<Value>(_ computed: Computed<Value>, _ root: Staging) -> Value {
+    let id = ObjectIdentifier(computed)
+    if let value = root.computedValues[id] { return value as! Value }
+    if root.evaluating.contains(id) {
+      fatalError(
+        "StateGraph: dependency cycle: '\(computed.name)' reads itself, evaluated against "
+          + "a transaction's staged writes")
+    }
+    root.evaluating.append(id)
+    sg_untracked_begin()
+    let value = computed.box._withUnsafeGuaranteedRef { $0.body(GraphContext()) }
+    _ = sg_untracked_end()
+    root.evaluating.removeLast()
+    root.computedValues[id] = value
+    return value
+  }
+
+  /// A nested level whose body returned: its writes become the enclosing level's.
+  func merge(into parent: Staging) {
+    for id in order {
+      let write = writes[id]!
+      if parent.writes.updateValue(write, forKey: id) == nil {
+        parent.order.append(id)
+      } else {
+        parent.root.stagedCount -= 1
+      }
+    }
+  }
+
+  /// A level whose body threw: its writes are dropped, and the computed values that may
+  /// have read them.
+  func discard() {
+    let root = self.root
+    root.stagedCount -= writes.count
+    root.computedValues.removeAll()
+    root.sawDiscard = true
+  }
+
+  /// The outermost level's body returned: applies every write as one step (see
+  /// docs/core-protocol.md), then runs the completions. Called with the thread's staging
+  /// already cleared, so the writes below apply rather than stage.
+  func commit() {
+    let staged = order.map { writes[$0]! }
+    // Inside a batch already (a store's mutation opens one): applied into it directly.
+    if Transaction.current != nil { return apply(staged) }
+    withGraphBatch { apply(staged) }
+  }
+
+  private func apply(_ staged: [StagedWrite]) {
+    do {
+      // Persisted nodes first, each through its write path: their saves are user code,
+      // so no lock is held.
+      for write in staged where write.isPersisted { write.applyThroughWritePath() }
+      let inMemory = staged.filter { !$0.isPersisted }.sorted { $0.address < $1.address }
+      guard !inMemory.isEmpty, let transaction = Transaction.current else { return }
+      var first: [StagedWrite] = []
+      // Every lock, in address order, across every store and `sg_changed`: inside the
+      // batch these run no user code (see the protocol document for why readers then
+      // never keep a value mixing two moments).
+      for write in inMemory { write.lockNode() }
+      for (index, write) in inMemory.enumerated() {
+        if write.applyHoldingLock(transaction) { first.append(write) }
+        if index == 0, let pause = ThreadState.current.pauseInCommitForTesting { pause() }
+      }
+      for write in inMemory.reversed() { write.unlockNode() }
+      for write in first { write.record(in: transaction) }
+      // The replaced values now sit in the writes, released with them, unlocked.
+    }
+  }
+
+  /// Runs the completions of the outermost level, which has ended.
+  func runCompletions() {
+    while !completions.isEmpty || !keyedCompletions.isEmpty {
+      let pending = completions + keyedCompletions.values
+      completions.removeAll()
+      keyedCompletions.removeAll()
+      for completion in pending { completion(sawDiscard) }
+    }
+  }
+}
