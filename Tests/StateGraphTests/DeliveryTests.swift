@@ -4,10 +4,9 @@ import Testing
 
 @testable import StateGraph
 
-// Delivery off the writer's thread (issue #16, item 4): "already on the
-// handler's actor" counts as current; a group's re-run disposes what the
-// previous run created; deliveries keep their order; none starts after
-// cancel. Each behaviour on the main actor, on a custom actor and with no
+// Delivery off the writer's thread: "already on the handler's actor" counts
+// as current; a group's re-run disposes what the previous run created;
+// deliveries keep their order; none starts after cancel. Each behaviour on the main actor, on a custom actor and with no
 // isolation; the races are repeated for thousands of rounds.
 
 /// Polls `condition` (which may hop to an actor) until it holds or `timeout` passes.

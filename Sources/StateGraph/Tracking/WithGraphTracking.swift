@@ -40,8 +40,8 @@ public func withGraphTracking(
 }
 
 #if canImport(Combine)
-  /// ``withGraphTracking(_:)`` for a Combine `AnyCancellable`, as the seeds'
-  /// UIKit samples keep it: `subscription = withGraphTracking { … }` with
+  /// ``withGraphTracking(_:)`` for a Combine `AnyCancellable`, as
+  /// swift-state-graph's UIKit samples keep it: `subscription = withGraphTracking { … }` with
   /// `subscription: AnyCancellable?`.
   @_disfavoredOverload
   public func withGraphTracking(_ body: () throws -> Void) rethrows -> AnyCancellable {
