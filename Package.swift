@@ -49,17 +49,20 @@ let package = Package(
       name: "StateGraphDemo", dependencies: ["StateGraphNormalization"],
       swiftSettings: [.swiftLanguageMode(.v5)]),
 
+    // What the test targets share: counters, recorders, lifetime trackers, bounded waits.
+    .target(name: "StateGraphTestSupport", path: "Tests/StateGraphTestSupport"),
     .testTarget(
       name: "StateGraphTests",
       dependencies: [
-        "StateGraph", .product(name: "PropertyBased", package: "swift-property-based"),
+        "StateGraph", "StateGraphTestSupport",
+        .product(name: "PropertyBased", package: "swift-property-based"),
       ]),
     .testTarget(
-      name: "SeedSamplesTests", dependencies: ["StateGraphNormalization"],
+      name: "SeedSamplesTests", dependencies: ["StateGraphNormalization", "StateGraphTestSupport"],
       swiftSettings: [.swiftLanguageMode(.v5)]),
     // The code of the DocC articles, kept compiling and checked (see its Support.swift).
     .testTarget(
-      name: "DocArticleTests", dependencies: ["StateGraphNormalization"],
+      name: "DocArticleTests", dependencies: ["StateGraphNormalization", "StateGraphTestSupport"],
       swiftSettings: [.swiftLanguageMode(.v5)]),
     .testTarget(
       name: "StateGraphMacrosTests",

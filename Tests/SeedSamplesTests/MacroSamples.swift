@@ -419,11 +419,11 @@ import Observation
 struct GraphObjectSamples {
   @Test func shoppingCartModelIsObservable() {
     let cart = ShoppingCartModel()
-    let fired = RunCount()
+    let fired = Counter()
     let total = withObservationTracking { cart.total } onChange: { fired.tick() }
     #expect(total == 0)
     cart.items = [CartItem(name: "Book", price: 100)]
-    #expect(fired.count == 1)
+    #expect(fired.value == 1)
     #expect(abs(cart.total - 108) < 1e-9)
   }
 }
