@@ -44,9 +44,13 @@ let package = Package(
     .target(name: "StateGraphNormalization", dependencies: ["StateGraph", "TypedIdentifier"]),
 
     // The demo and the samples of upstream's README are written in the Swift 5 language mode,
-    // as that README is.
+    // as that README is. The demo's models (and the chapters that run them) are a library
+    // of their own: the demo runs them, and SeedSamplesTests checks the same models.
+    .target(
+      name: "StateGraphDemoModels", dependencies: ["StateGraphNormalization"],
+      swiftSettings: [.swiftLanguageMode(.v5)]),
     .executableTarget(
-      name: "StateGraphDemo", dependencies: ["StateGraphNormalization"],
+      name: "StateGraphDemo", dependencies: ["StateGraphDemoModels"],
       swiftSettings: [.swiftLanguageMode(.v5)]),
 
     // What the test targets share: counters, recorders, lifetime trackers, bounded waits.
@@ -58,7 +62,8 @@ let package = Package(
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]),
     .testTarget(
-      name: "SeedSamplesTests", dependencies: ["StateGraphNormalization", "StateGraphTestSupport"],
+      name: "SeedSamplesTests",
+      dependencies: ["StateGraphNormalization", "StateGraphDemoModels", "StateGraphTestSupport"],
       swiftSettings: [.swiftLanguageMode(.v5)]),
     // The code of the DocC articles, kept compiling and checked (see its Support.swift).
     .testTarget(

@@ -3,13 +3,9 @@
 import StateGraph
 import Testing
 
-let log = PrintLog()
+@testable import StateGraphDemoModels  // StoreViewModel, the demo's model of this sample
 
-// Model for product and cart
-final class StoreViewModel {
-  @GraphStored var stockLevel: Int = 10 // Available stock for a product
-  @GraphStored var itemsInCart: Int = 0  // Number of this product in the user's cart
-}
+let log = PrintLog()
 
 final class LoginModel {
   @GraphStored var isLoggedIn: Bool = false
