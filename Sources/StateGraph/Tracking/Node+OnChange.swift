@@ -82,8 +82,10 @@ extension GraphNode {
 
 extension GraphNode where Value: Equatable {
   /// Calls `handler` with the current value now, then with each value
-  /// different from the last one delivered. See
-  /// ``GraphNode/onChange(isolation:file:line:_:)``.
+  /// different from the last one delivered, as a ``DistinctFilter`` passes
+  /// them; it runs as the `onChange(isolation:file:line:_:)` of any value
+  /// does. ``GraphNode/onChange(filter:isolation:file:line:_:)`` takes
+  /// another filter.
   public func onChange(
     isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID,
     line: UInt = #line, _ handler: @escaping (Value) -> Void
