@@ -78,7 +78,7 @@ extension DifferentialExpr: CustomStringConvertible {
 
 /// What a subscription observes.
 enum DifferentialSubscription: Hashable, Sendable {
-  /// `node.onChange { }`: Int is Equatable, so the filter is `.distinct`.
+  /// `node.onChange { }`: Int is Equatable, so it passes what a `DistinctFilter` does.
   case distinct(Int)
   /// `node.onChange(filter: PassthroughFilter()) { }`: every run of the effect delivers.
   case all(Int)
