@@ -44,22 +44,30 @@ let package = Package(
     .target(name: "StateGraphNormalization", dependencies: ["StateGraph", "TypedIdentifier"]),
 
     // The demo and the samples of upstream's README are written in the Swift 5 language mode,
-    // as that README is.
+    // as that README is. The demo's models (and the chapters that run them) are a library
+    // of their own: the demo runs them, and SeedSamplesTests checks the same models.
+    .target(
+      name: "StateGraphDemoModels", dependencies: ["StateGraphNormalization"],
+      swiftSettings: [.swiftLanguageMode(.v5)]),
     .executableTarget(
-      name: "StateGraphDemo", dependencies: ["StateGraphNormalization"],
+      name: "StateGraphDemo", dependencies: ["StateGraphDemoModels"],
       swiftSettings: [.swiftLanguageMode(.v5)]),
 
+    // What the test targets share: counters, recorders, lifetime trackers, bounded waits.
+    .target(name: "StateGraphTestSupport", path: "Tests/StateGraphTestSupport"),
     .testTarget(
       name: "StateGraphTests",
       dependencies: [
-        "StateGraph", .product(name: "PropertyBased", package: "swift-property-based"),
+        "StateGraph", "StateGraphTestSupport",
+        .product(name: "PropertyBased", package: "swift-property-based"),
       ]),
     .testTarget(
-      name: "SeedSamplesTests", dependencies: ["StateGraphNormalization"],
+      name: "SeedSamplesTests",
+      dependencies: ["StateGraphNormalization", "StateGraphDemoModels", "StateGraphTestSupport"],
       swiftSettings: [.swiftLanguageMode(.v5)]),
     // The code of the DocC articles, kept compiling and checked (see its Support.swift).
     .testTarget(
-      name: "DocArticleTests", dependencies: ["StateGraphNormalization"],
+      name: "DocArticleTests", dependencies: ["StateGraphNormalization", "StateGraphTestSupport"],
       swiftSettings: [.swiftLanguageMode(.v5)]),
     .testTarget(
       name: "StateGraphMacrosTests",

@@ -2,7 +2,7 @@
 // SwiftUI and UIKit views), printing what changes as it changes.
 // Run it with `make demo`.
 
-import StateGraph
+import StateGraphDemoModels
 
 print("StateGraph demo — reactive state with a C graph core\n")
 for (title, run) in chapters {

@@ -44,3 +44,20 @@ final class CartModel {
     #expect(lines.last?.hasPrefix("total: 27.0") == true)
   }
 }
+
+/// The README's persistence sample: both spellings of a persisted property in one model.
+enum ReadmePersistence {
+  final class Settings {
+    @GraphStored(backed: .userDefaults(key: "appTheme")) var theme: String = "light"
+    @GraphUserDefault("fontSize") var fontSize: Double = 14
+  }
+}
+
+@Suite struct ReadmePersistenceTests {
+  @Test func bothSpellingsArePersistedStoredNodes() {
+    let settings = ReadmePersistence.Settings()
+    let theme: Stored<String> = settings.$theme
+    #expect(theme.wrappedValue == settings.theme)
+    #expect(settings.fontSize.isFinite)
+  }
+}

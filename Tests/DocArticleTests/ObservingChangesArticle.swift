@@ -71,7 +71,7 @@ final class ProfileModel: GraphObject {
     let lines = printedLines {
       let temperature = Stored(wrappedValue: 20.0)
       let bigJumps = withGraphTracking {
-        temperature.onChange(filter: ChangeFilter { old, new in abs(new - old) >= 5 }) { value in
+        temperature.onChange(filter: ComparisonFilter { old, new in abs(new - old) >= 5 }) { value in
           print("now \(value)")
         }
       }

@@ -7,24 +7,8 @@
 // The snippets `print`; the `print` below shadows the standard library's inside this
 // module, so a test can collect what a snippet printed and compare it with the article.
 
+@_exported import StateGraphTestSupport  // PrintLog, Counter, Recorder, for every file
 import Foundation
-
-final class PrintLog: @unchecked Sendable {
-  private let lock = NSLock()
-  private var lines: [String] = []
-
-  func append(_ line: String) { lock.withLock { lines.append(line) } }
-
-  /// Everything printed since the last call.
-  func take() -> [String] {
-    lock.withLock {
-      defer { lines = [] }
-      return lines
-    }
-  }
-
-  @TaskLocal static var current: PrintLog?
-}
 
 /// Records the line in the running test's log (handlers that run synchronously on the
 /// test's thread see its task-local log), then prints it as usual.
@@ -54,12 +38,4 @@ func withScratchDefaults(_ body: (_ suite: String) throws -> Void) rethrows {
   let suite = "StateGraphDocArticleTests.\(UUID().uuidString)"
   defer { UserDefaults.standard.removePersistentDomain(forName: suite) }
   try body(suite)
-}
-
-/// Counts runs of a closure, from any thread.
-final class Counter: @unchecked Sendable {
-  private var count = 0
-  private let lock = NSLock()
-  var value: Int { lock.withLock { count } }
-  func tick() { lock.withLock { count += 1 } }
 }

@@ -21,18 +21,10 @@ final class CartScreen {
   }
 }
 
-/// A list that handlers on any thread append to.
-final class Recorder: @unchecked Sendable {
-  private let lock = NSLock()
-  private var storage: [Int] = []
-  var values: [Int] { lock.withLock { storage } }
-  func append(_ value: Int) { lock.withLock { storage.append(value) } }
-}
-
 @Suite struct ThreadsArticleTests {
   @MainActor @Test(.timeLimit(.minutes(1))) func synchronousDelivery() async {
     let balance = Stored(wrappedValue: 0)
-    let audit = Recorder()
+    let audit = Recorder<Int>()
     let auditing = withGraphTracking(delivery: .synchronous) {
       withGraphTrackingGroup { audit.append(balance.wrappedValue) }
     }
@@ -41,7 +33,7 @@ final class Recorder: @unchecked Sendable {
     #expect(audit.values == [0, 10, 25])
 
     balance.wrappedValue = 0
-    let scheduled = Recorder()
+    let scheduled = Recorder<Int>()
     let later = withGraphTracking {
       withGraphTrackingGroup { scheduled.append(balance.wrappedValue) }  // on the main actor
     }

@@ -3,26 +3,9 @@
 import StateGraph
 import Testing
 
-enum QuickStart {
-  final class CounterViewModel {
-    @GraphStored
-    var count: Int
-
-    @GraphComputed
-    var isEven: Bool
-
-    init(count: Int) {
-      self.count = count
-      self.$isEven = .init { [$count] _ in
-        $count.wrappedValue % 2 == 0
-      }
-    }
-
-    func increment() {
-      count += 1
-    }
-  }
-}
+// The demo's models (CounterViewModel, PersonViewModel, CartItem and ShoppingCartViewModel,
+// Author, Tag and Book) are these samples as written; they are checked here from there.
+@testable import StateGraphDemoModels
 
 enum StoredMacroSample {
   final class CounterViewModel {
@@ -71,41 +54,6 @@ final class UserProfile {
   var age: Int = 0
 }
 
-final class PersonViewModel {
-  @GraphStored
-  var firstName: String = ""
-
-  @GraphStored
-  var lastName: String = ""
-
-  @GraphComputed
-  var fullName: String
-
-  @GraphComputed
-  var initials: String
-
-  init() {
-    // Define how fullName is computed
-    self.$fullName = .init { [$firstName, $lastName] _ in
-      "\($firstName.wrappedValue) \($lastName.wrappedValue)"
-    }
-
-    // Define how initials is computed
-    self.$initials = .init { [$firstName, $lastName] _ in
-      let first = $firstName.wrappedValue.first?.uppercased() ?? ""
-      let last = $lastName.wrappedValue.first?.uppercased() ?? ""
-      return "\(first)\(last)"
-    }
-  }
-}
-
-struct CartItem: Identifiable, Equatable {
-  var id: String { name }
-  var name: String
-  var price: Double
-  var quantity: Int = 1
-}
-
 /// 003 "Cascade Updates": subtotal from prices only.
 enum CascadeSample {
   final class ShoppingCartViewModel {
@@ -143,39 +91,9 @@ enum CascadeSample {
   }
 }
 
-/// 000 "Complex Dependencies Migration": with quantities.
+/// 000 "Complex Dependencies Migration" (its `ShoppingCartViewModel`, with quantities, is
+/// the demo's).
 enum MigrationSample {
-  final class ShoppingCartViewModel {
-    @GraphStored
-    var items: [CartItem] = []
-
-    @GraphStored
-    var taxRate: Double = 0.08
-
-    @GraphComputed
-    var subtotal: Double
-
-    @GraphComputed
-    var tax: Double
-
-    @GraphComputed
-    var total: Double
-
-    init() {
-      self.$subtotal = .init { [$items] _ in
-        $items.wrappedValue.reduce(0) { $0 + ($1.price * Double($1.quantity)) }
-      }
-
-      self.$tax = .init { [$subtotal, $taxRate] _ in
-        $subtotal.wrappedValue * $taxRate.wrappedValue
-      }
-
-      self.$total = .init { [$subtotal, $tax] _ in
-        $subtotal.wrappedValue + $tax.wrappedValue
-      }
-    }
-  }
-
   final class UserViewModel {
     @GraphStored
     var name: String = ""
@@ -208,41 +126,6 @@ final class AppState: GraphObject {
   }
 }
 
-// Library management (000 "Describing Models").
-final class Author {
-  @GraphStored
-  var name: String
-
-  init(name: String) {
-    self.name = name
-  }
-}
-
-final class Tag {
-  @GraphStored
-  var name: String
-
-  init(name: String) {
-    self.name = name
-  }
-}
-
-final class Book {
-  let author: Author
-
-  @GraphStored
-  var title: String
-
-  @GraphStored
-  var tags: [Tag]
-
-  init(author: Author, title: String, tags: [Tag]) {
-    self.author = author
-    self.title = title
-    self.tags = tags
-  }
-}
-
 // Sharing state between objects (000).
 struct Item: Equatable { var name: String }
 
@@ -265,7 +148,7 @@ final class SharingViewModel {
 @Suite("Upstream samples: macro models")
 struct MacroSamples {
   @Test func quickStartCounter() {
-    let viewModel = QuickStart.CounterViewModel(count: 3)
+    let viewModel = CounterViewModel(count: 3)
     #expect(viewModel.isEven == false)
     viewModel.increment()
     #expect(viewModel.count == 4)
@@ -317,7 +200,7 @@ struct MacroSamples {
   }
 
   @Test func migrationCart() {
-    let cart = MigrationSample.ShoppingCartViewModel()
+    let cart = ShoppingCartViewModel()
     cart.items = [CartItem(name: "A", price: 10, quantity: 3)]
     #expect(cart.subtotal == 30)
     #expect(abs(cart.total - 32.4) < 1e-9)
@@ -419,11 +302,11 @@ import Observation
 struct GraphObjectSamples {
   @Test func shoppingCartModelIsObservable() {
     let cart = ShoppingCartModel()
-    let fired = RunCount()
+    let fired = Counter()
     let total = withObservationTracking { cart.total } onChange: { fired.tick() }
     #expect(total == 0)
     cart.items = [CartItem(name: "Book", price: 100)]
-    #expect(fired.count == 1)
+    #expect(fired.value == 1)
     #expect(abs(cart.total - 108) < 1e-9)
   }
 }

@@ -3,13 +3,9 @@
 import StateGraph
 import Testing
 
-let log = PrintLog()
+@testable import StateGraphDemoModels  // StoreViewModel, the demo's model of this sample
 
-// Model for product and cart
-final class StoreViewModel {
-  @GraphStored var stockLevel: Int = 10 // Available stock for a product
-  @GraphStored var itemsInCart: Int = 0  // Number of this product in the user's cart
-}
+let log = PrintLog()
 
 final class LoginModel {
   @GraphStored var isLoggedIn: Bool = false
@@ -91,20 +87,20 @@ struct TrackingSamples {
       .onChange { isAvailable in
         // This block is called when the `isAvailable` value changes.
         if isAvailable {
-          log.print("✅ Product is available to add to cart.")
+          log.append("✅ Product is available to add to cart.")
         } else {
-          log.print("⚠️ Product is out of stock or cart limit reached.")
+          log.append("⚠️ Product is out of stock or cart limit reached.")
         }
       }
 
       // Observe changes in stock level directly
       viewModel.$stockLevel.onChange { newStock in
-        log.print("📦 Stock level updated: \(newStock)")
+        log.append("📦 Stock level updated: \(newStock)")
       }
 
       // Observe changes in items in cart directly
       viewModel.$itemsInCart.onChange { items in
-        log.print("🛒 Items in cart updated: \(items)")
+        log.append("🛒 Items in cart updated: \(items)")
       }
     }
     // Registration delivers each handler's current value.
@@ -214,11 +210,11 @@ struct TrackingSamples {
         // This code runs initially and re-runs when any accessed node changes
 
         // Always tracked
-        log.print("Count: \(counter.wrappedValue)")
+        log.append("Count: \(counter.wrappedValue)")
 
         // Conditionally tracked - only when enabled
         if featureEnabled.wrappedValue {
-          log.print("Feature data: \(featureData.wrappedValue)")
+          log.append("Feature data: \(featureData.wrappedValue)")
         }
       }
     }
@@ -237,8 +233,8 @@ struct TrackingSamples {
 
   @Test(.timeLimit(.minutes(1))) func dataProcessor() async {
     let processor = DataProcessor()
-    let premium = RunCount()
-    let basic = RunCount()
+    let premium = Counter()
+    let basic = Counter()
     var counts: [Int] = []
     func performPremiumAnalysis(_ items: [ProcessorItem]) { premium.tick() }
     func performBasicAnalysis(_ items: [ProcessorItem]) { basic.tick() }
@@ -249,7 +245,7 @@ struct TrackingSamples {
         // Only process when enabled
         if processor.isEnabled {
           let items = processor.data
-          log.print("Processing \(items.count) items")
+          log.append("Processing \(items.count) items")
 
           // Only track premium features for premium users
           if processor.user?.isPremium == true {
@@ -269,11 +265,11 @@ struct TrackingSamples {
     #expect(counts == [0])
     processor.isEnabled = true
     await subscription.settled()
-    #expect((premium.count, basic.count) == (1, 0))
+    #expect((premium.value, basic.value) == (1, 0))
     processor.data = [ProcessorItem(), ProcessorItem()]
     await subscription.settled()
     #expect(counts == [0, 0, 2])
-    #expect(premium.count == 2)
+    #expect(premium.value == 2)
     _ = subscription
   }
 }

@@ -4,25 +4,10 @@ import Testing
 
 @testable import StateGraph
 
-// Delivery off the writer's thread (issue #16, item 4): "already on the
-// handler's actor" counts as current; a group's re-run disposes what the
-// previous run created; deliveries keep their order; none starts after
-// cancel. Each behaviour on the main actor, on a custom actor and with no
+// Delivery off the writer's thread: "already on the handler's actor" counts
+// as current; a group's re-run disposes what the previous run created;
+// deliveries keep their order; none starts after cancel. Each behaviour on the main actor, on a custom actor and with no
 // isolation; the races are repeated for thousands of rounds.
-
-/// Polls `condition` (which may hop to an actor) until it holds or `timeout` passes.
-private func waitUntil(
-  timeout: Duration = .seconds(20), isolation: isolated (any Actor)? = #isolation,
-  _ condition: () async -> Bool
-) async -> Bool {
-  let clock = ContinuousClock()
-  let deadline = clock.now + timeout
-  while clock.now < deadline {
-    if await condition() { return true }
-    await Task.yield()
-  }
-  return await condition()
-}
 
 /// A boolean any thread may set and read.
 private final class Flag: @unchecked Sendable {
@@ -142,7 +127,7 @@ struct DeliveryCurrentTests {
     #expect(await settler.start(node) == [0])
     #expect(node.wrappedValue == 1)
     node.wrappedValue = 2  // off the actor: a hop
-    #expect(await waitUntil { await settler.seen.count == 5 })
+    #expect(await eventually { await settler.seen.count == 5 })
     #expect(await settler.seen == [0, 2, 3, 4, 5])
     #expect(node.wrappedValue == 5)
   }
@@ -193,20 +178,20 @@ struct DeliveryCurrentTests {
     #expect(await host.runs == 1)
     for value in 1...10 {
       a.wrappedValue = value  // off the actor: a restart, later, on it
-      #expect(await waitUntil { await host.runs == value + 1 })
+      #expect(await eventually { await host.runs == value + 1 })
     }
     b.wrappedValue = 1
     b.wrappedValue = 2
-    #expect(await waitUntil { await host.inner.last == 2 })
+    #expect(await eventually { await host.inner.last == 2 })
     #expect(await host.inner == Array(repeating: 0, count: 11) + [1, 2])
     #expect(await host.runs == 11)
-    #expect(await waitUntil { tracker.aliveCount == 1 })
+    #expect(await eventually { tracker.aliveCount == 1 })
     // On the actor too, a write schedules the re-run: it comes after the
     // writing code, never inside it.
     await host.write(a, 11)
-    #expect(await waitUntil { await host.runs == 12 })
+    #expect(await eventually { await host.runs == 12 })
     #expect(await host.inner == Array(repeating: 0, count: 11) + [1, 2, 2])
-    #expect(await waitUntil { tracker.aliveCount == 1 })
+    #expect(await eventually { tracker.aliveCount == 1 })
   }
 
   @MainActor @Test(.timeLimit(.minutes(1))) func aGroupOnTheMainActorDisposesWhatItsLastRunCreated()
@@ -229,13 +214,13 @@ struct DeliveryCurrentTests {
     }
     for value in 1...10 {
       await Task.detached { a.wrappedValue = value }.value
-      #expect(await waitUntil { runs.value == value + 1 })
+      #expect(await eventually { runs.value == value + 1 })
     }
     await Task.detached {
       b.wrappedValue = 1
       b.wrappedValue = 2
     }.value
-    #expect(await waitUntil { inner.values.last == 2 })
+    #expect(await eventually { inner.values.last == 2 })
     #expect(inner.values == Array(repeating: 0, count: 11) + [1, 2])
     a.wrappedValue = 11  // on the main actor: scheduled all the same
     #expect(runs.value == 11)
@@ -257,7 +242,7 @@ struct DeliveryOrderStressTests {
       let inbox = Inbox()
       _ = await inbox.subscribe(node)
       await writeInOrder(node, count: Self.writes)
-      let arrived = await waitUntil { await inbox.values.last == Self.writes }
+      let arrived = await eventually { await inbox.values.last == Self.writes }
       #expect(arrived)
       #expect(await inbox.values == Array(0...Self.writes))
       if !arrived { return }
@@ -270,7 +255,7 @@ struct DeliveryOrderStressTests {
       let seen = Recorder<Int>()
       let subscription = withGraphTracking { node.onChange { seen.append($0) } }
       await writeInOrder(node, count: Self.writes)
-      let arrived = await waitUntil { seen.values.last == Self.writes }
+      let arrived = await eventually { seen.values.last == Self.writes }
       #expect(arrived)
       #expect(seen.values == Array(0...Self.writes))
       _ = subscription
@@ -312,7 +297,7 @@ struct DeliveryOrderStressTests {
         }
       }
       let final = node.wrappedValue
-      let arrived = await waitUntil { await inbox.values.last == final }
+      let arrived = await eventually { await inbox.values.last == final }
       #expect(arrived)
       let values = await inbox.values
       #expect(Set(values).count == values.count)  // each value once

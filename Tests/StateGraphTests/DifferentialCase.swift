@@ -78,9 +78,9 @@ extension DifferentialExpr: CustomStringConvertible {
 
 /// What a subscription observes.
 enum DifferentialSubscription: Hashable, Sendable {
-  /// `node.onChange { }`: Int is Equatable, so the filter is `.distinct`.
+  /// `node.onChange { }`: Int is Equatable, so it passes what a `DistinctFilter` does.
   case distinct(Int)
-  /// `node.onChange(filter: .all) { }`: every run of the effect delivers.
+  /// `node.onChange(filter: PassthroughFilter()) { }`: every run of the effect delivers.
   case all(Int)
   /// `withGraphTrackingGroup { record(expr) }`: the body reads what the
   /// expression reads and records its value on every run.
@@ -137,7 +137,7 @@ extension DifferentialOp: CustomStringConvertible {
     case .readAll: return "read all"
     case .drop(let id): return "drop n\(id)"
     case .subscribe(let id, .distinct(let node)): return "s\(id) = n\(node).onChange { }"
-    case .subscribe(let id, .all(let node)): return "s\(id) = n\(node).onChange(filter: .all) { }"
+    case .subscribe(let id, .all(let node)): return "s\(id) = n\(node).onChange(filter: PassthroughFilter()) { }"
     case .subscribe(let id, .group(let expr)): return "s\(id) = withGraphTrackingGroup { \(expr) }"
     case .cancel(let id): return "s\(id).cancel()"
     case .batch(_, let throwing):

@@ -76,7 +76,7 @@ struct DifferentialRegressionTests {
     let doubled = Computed { _ in source.wrappedValue * 2 }
     let received = Recorder<Int>()
     let subscription = withGraphTracking {
-      doubled.onChange(filter: .all) { received.append($0) }
+      doubled.onChange(filter: PassthroughFilter()) { received.append($0) }
     }
     #expect(throws: Rollback.self) {
       try withGraphBatch {

@@ -177,8 +177,8 @@ final class DifferentialRunner {
     case .all(let node):
       subscription = withGraphTracking {
         switch inputs[node]! {
-        case .stored(let stored): stored.onChange(filter: .all) { values.append($0) }
-        case .computed(let computed): computed.onChange(filter: .all) { values.append($0) }
+        case .stored(let stored): stored.onChange(filter: PassthroughFilter()) { values.append($0) }
+        case .computed(let computed): computed.onChange(filter: PassthroughFilter()) { values.append($0) }
         }
       }
     case .group(let expr):

@@ -71,7 +71,7 @@ enum Samples {
   static let specialReals: [Double] = [
     0, -0.0, 1, -1, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .leastNormalMagnitude,
     .leastNormalMagnitude / 3, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .infinity,
-    -.infinity, .nan, 0.1, 1e-310, 123_456_789.123_456_789,
+    -.infinity, .nan, 0.1, 0x1.8p-1030, 123_456_789.123_456_789,
   ]
   static let specialIntegers: [Int] = [0, 1, -1, .max, .min, .max - 1, .min + 1, 1 << 53 + 1]
 

@@ -21,7 +21,7 @@ struct TrackingDiagnosticsTests {
       let second = Stored(name: "second", wrappedValue: 0)
       let trigger = Stored(wrappedValue: 0)
       let peerSaw = Recorder<Int>()
-      await StateGraphDiagnostics.$warningObserver.withValue({ warnings.append($0) }) {
+      StateGraphDiagnostics.$warningObserver.withValue({ warnings.append($0) }) {
         let subscription = withGraphTracking(delivery: .synchronous) {
           withGraphTrackingGroup(
             {

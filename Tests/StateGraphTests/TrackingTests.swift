@@ -63,7 +63,7 @@ struct TrackingTests {
     let level = Stored(wrappedValue: 0)
     let seen = Recorder<Int>()
     let subscription = withGraphTracking {
-      level.onChange(filter: .init { old, new in abs(new - old) >= 10 }) { seen.append($0) }
+      level.onChange(filter: ComparisonFilter { old, new in abs(new - old) >= 10 }) { seen.append($0) }
     }
     for value in [3, 9, 12, 15, 30] { level.wrappedValue = value }
     #expect(seen.values == [0, 12, 30])

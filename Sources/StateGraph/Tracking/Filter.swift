@@ -1,10 +1,18 @@
-/// Decides which values reach an observer's handler: the one filter protocol of
-/// StateGraph, taken by
+/// Decides which values reach an observer's handler: the one filter family of
+/// StateGraph, taken by ``GraphNode/onChange(filter:isolation:file:line:_:)``,
+/// `observe(filter:)` and
 /// ``withGraphTrackingMap(_:filter:initial:onChange:isolation:file:line:)``.
 ///
-/// A filter sees every value, in order, one at a time, so it may keep state.
-/// ``ChangeFilter`` (`.all`, `.distinct`, or a closure comparing the last value passed
-/// with the next) covers most needs; write a conforming type for anything else:
+/// A filter sees every value, in order, one at a time (runs of one handler never
+/// overlap), so it may keep state. Three filters come with the library:
+///
+/// ```swift
+/// node.onChange(filter: PassthroughFilter()) { print($0) }  // every change
+/// node.onChange(filter: DistinctFilter()) { print($0) }     // each different value
+/// node.onChange(filter: ComparisonFilter { old, new in abs(new - old) >= 10 }) { print($0) }
+/// ```
+///
+/// Write a conforming type for anything else:
 ///
 /// ```swift
 /// struct EveryTenPercent: GraphFilter {
@@ -16,6 +24,9 @@
 ///   }
 /// }
 /// ```
+///
+/// An `onChange` filter runs where the change is made, on the writing thread, before
+/// the value is handed to the handler's actor; a map's filter runs in the map's run.
 public protocol GraphFilter<Value> {
   /// The type of the values it filters.
   associatedtype Value
@@ -24,13 +35,18 @@ public protocol GraphFilter<Value> {
 }
 
 /// swift-state-graph's name for ``GraphFilter``, kept so that code written for it
-/// compiles unchanged. New code uses ``GraphFilter``, which no other module's
-/// `Filter` can shadow.
+/// compiles unchanged: `struct Threshold: Filter { … }` conforms to ``GraphFilter``.
+/// New code uses ``GraphFilter``, which no other module's `Filter` can shadow.
 public typealias Filter = GraphFilter
 
-/// Passes every value, equal ones included: swift-state-graph's spelling of
-/// ``ChangeFilter/all``.
-public struct PassthroughFilter<Value>: GraphFilter {
+/// Passes every value the graph reports, equal ones included (for `Equatable` values
+/// the graph already drops a write of an equal value). The name is
+/// swift-state-graph's, and so is the spelling `PassthroughFilter()`.
+///
+/// ```swift
+/// withGraphTrackingMap({ progress.wrappedValue }, filter: PassthroughFilter()) { print($0) }
+/// ```
+public struct PassthroughFilter<Value>: GraphFilter, Sendable {
   /// A filter that passes everything.
   public init() {}
 
@@ -38,9 +54,10 @@ public struct PassthroughFilter<Value>: GraphFilter {
   public func send(value: Value) -> Value? { value }
 }
 
-/// Passes the first value and each value different from the last one passed:
-/// swift-state-graph's spelling of ``ChangeFilter/distinct``, and the default of
-/// ``withGraphTrackingMap(_:initial:onChange:isolation:file:line:)``.
+/// Passes the first value and each value different from the last one passed: what
+/// `onChange(_:)`, `observe()` and `withGraphTrackingMap` do for `Equatable` values
+/// when given no filter. The name is swift-state-graph's, and so is the spelling
+/// `DistinctFilter()`.
 public struct DistinctFilter<Value: Equatable>: GraphFilter {
   private var last: Value?
 
@@ -54,3 +71,35 @@ public struct DistinctFilter<Value: Equatable>: GraphFilter {
     return value
   }
 }
+
+extension DistinctFilter: Sendable where Value: Sendable {}
+
+/// Passes the first value, then each value for which `accepts(last value passed,
+/// next value)` is true.
+///
+/// ```swift
+/// temperature.onChange(filter: ComparisonFilter { old, new in abs(new - old) >= 5 }) {
+///   print("now \($0)°")
+/// }
+/// ```
+public struct ComparisonFilter<Value>: GraphFilter {
+  private let accepts: @Sendable (_ previous: Value, _ next: Value) -> Bool
+  private var last: Value?
+
+  /// A filter that passes `next` when `accepts(previous, next)` is true, `previous`
+  /// being the last value passed; the first value always passes. The comparison is
+  /// `@Sendable`: in an `onChange` filter it runs on whichever thread writes.
+  public init(_ accepts: @escaping @Sendable (_ previous: Value, _ next: Value) -> Bool) {
+    self.accepts = accepts
+  }
+
+  /// Returns `value` when it is the first one or `accepts(last, value)` is true, and
+  /// remembers it as the last value passed; otherwise nil.
+  public mutating func send(value: Value) -> Value? {
+    if let last, !accepts(last, value) { return nil }
+    last = value
+    return value
+  }
+}
+
+extension ComparisonFilter: Sendable where Value: Sendable {}

@@ -28,13 +28,37 @@ extension GraphNode {
     isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID,
     line: UInt = #line, _ handler: @escaping (Value) -> Void
   ) {
-    onChange(filter: .all, isolation: isolation, file: file, line: line, handler)
+    registerOnChange(isolation, file, line, handler) { $0 }
   }
 
-  /// Like `onChange(isolation:file:line:_:)`, delivering only the values `filter` accepts.
+  /// Like `onChange(isolation:file:line:_:)`, delivering only the values `filter`
+  /// passes (see ``GraphFilter``).
+  ///
+  /// ```swift
+  /// subscription = withGraphTracking {
+  ///   model.$temperature.onChange(filter: ComparisonFilter { old, new in abs(new - old) >= 5 }) {
+  ///     print("now \($0)°")
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// The filter runs where the change is made, on the writing thread, once per
+  /// change and one change at a time; what it passes is delivered as
+  /// `onChange(isolation:file:line:_:)` says.
   public func onChange(
-    filter: ChangeFilter<Value>, isolation: isolated (any Actor)? = #isolation,
+    filter: some GraphFilter<Value>, isolation: isolated (any Actor)? = #isolation,
     file: StaticString = #fileID, line: UInt = #line, _ handler: @escaping (Value) -> Void
+  ) {
+    let state = FilterState(filter)
+    registerOnChange(isolation, file, line, handler) { state.send($0) }
+  }
+
+  /// Registers an effect that reads the node and hands what `pass` returns to
+  /// `handler` through a ``DeliveryQueue``. `pass` runs in the effect's runs,
+  /// which never overlap, untracked.
+  func registerOnChange(
+    _ isolation: (any Actor)?, _ file: StaticString, _ line: UInt,
+    _ handler: @escaping (Value) -> Void, pass: @escaping (Value) -> Value?
   ) {
     let scope = TrackingScope.required("onChange")
     // Not Sendable, yet safe to call from the queue: it runs with
@@ -44,35 +68,49 @@ extension GraphNode {
     let deliveries = DeliveryQueue<Value>(Delivery(isolation), label: "\(name) (\(file):\(line))") {
       handler($0)
     }
-    let last = LastValue<Value>()
     scope.add(deliveries)
     scope.add(
       GraphEffect(name: name, file: file, line: line) {
         let value = self.wrappedValue
-        guard last.update(value, filter) else { return }
-        sg_untracked_begin()
+        sg_untracked_begin()  // the filter's and the delivery's reads are not the handler's
         defer { sg_untracked_end() }
-        deliveries.submit(value)
+        guard let passed = pass(value) else { return }
+        deliveries.submit(passed)
       })
   }
 }
 
 extension GraphNode where Value: Equatable {
   /// Calls `handler` with the current value now, then with each value
-  /// different from the last one delivered. See
-  /// ``GraphNode/onChange(filter:isolation:file:line:_:)``.
+  /// different from the last one delivered, as a ``DistinctFilter`` passes
+  /// them; it runs as the `onChange(isolation:file:line:_:)` of any value
+  /// does. ``GraphNode/onChange(filter:isolation:file:line:_:)`` takes
+  /// another filter.
   public func onChange(
     isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID,
     line: UInt = #line, _ handler: @escaping (Value) -> Void
   ) {
-    onChange(filter: .distinct, isolation: isolation, file: file, line: line, handler)
+    let last = LastValue<Value>()
+    registerOnChange(isolation, file, line, handler) { last.update($0) ? $0 : nil }
   }
 }
 
-/// The last value an effect delivered. Runs of one effect never overlap (the
+/// A filter of one `onChange` registration. Its runs never overlap (the core
+/// runs a node on one thread at a time, and the filter runs in the node's
+/// effect), so no lock is needed.
+final class FilterState<Filter: GraphFilter>: @unchecked Sendable {
+  private var filter: Filter
+
+  init(_ filter: Filter) { self.filter = filter }
+
+  func send(_ value: Filter.Value) -> Filter.Value? { filter.send(value: value) }
+}
+
+/// The last value an effect delivered: ``DistinctFilter`` for the default
+/// `onChange(_:)` of `Equatable` values. Runs of one effect never overlap (the
 /// core runs a node on one thread at a time), so no lock is needed, nor
 /// exclusivity checks.
-final class LastValue<Value>: @unchecked Sendable {
+final class LastValue<Value: Equatable>: @unchecked Sendable {
   // A pointer and a flag rather than `Value?`: this generic code runs
   // unspecialised, and would look up `Optional<Value>`'s metadata on every
   // update (as the compute box would; see Nodes/ComputeBox.swift).
@@ -84,14 +122,15 @@ final class LastValue<Value>: @unchecked Sendable {
     storage.deallocate()
   }
 
-  /// Records `next` and returns true when it should be delivered.
-  func update(_ next: Value, _ filter: ChangeFilter<Value>) -> Bool {
+  /// Records `next` and returns true when it differs from the last value
+  /// recorded (or is the first).
+  func update(_ next: Value) -> Bool {
     guard hasValue else {
       storage.initialize(to: next)
       hasValue = true
       return true
     }
-    if !filter.accepts(storage.pointee, next) { return false }
+    if storage.pointee == next { return false }
     storage.pointee = next
     return true
   }

@@ -185,6 +185,7 @@ extension TrackingScope {
     public func store(in set: inout Set<AnyCancellable>) { AnyCancellable(self).store(in: &set) }
   }
 #else
-  /// The name the seeds' UIKit samples use for a ``StateGraphSubscription``.
+  /// swift-state-graph's UIKit samples' name for a ``StateGraphSubscription``,
+  /// where Combine does not exist.
   public typealias AnyCancellable = StateGraphSubscription
 #endif

@@ -40,8 +40,8 @@ public func withGraphTracking(
 }
 
 #if canImport(Combine)
-  /// ``withGraphTracking(_:)`` for a Combine `AnyCancellable`, as the seeds'
-  /// UIKit samples keep it: `subscription = withGraphTracking { … }` with
+  /// ``withGraphTracking(_:)`` for a Combine `AnyCancellable`, as
+  /// swift-state-graph's UIKit samples keep it: `subscription = withGraphTracking { … }` with
   /// `subscription: AnyCancellable?`.
   @_disfavoredOverload
   public func withGraphTracking(_ body: () throws -> Void) rethrows -> AnyCancellable {
@@ -160,7 +160,7 @@ public func withGraphTrackingMap<Value: Equatable>(
 /// }
 /// ```
 public func withGraphTrackingMap<Value>(
-  _ projection: @escaping () -> Value, filter: some Filter<Value>, initial: Bool = true,
+  _ projection: @escaping () -> Value, filter: some GraphFilter<Value>, initial: Bool = true,
   onChange: @escaping (Value) -> Void, isolation: isolated (any Actor)? = #isolation,
   file: StaticString = #fileID, line: UInt = #line
 ) {
@@ -200,7 +200,7 @@ public func withGraphTrackingMap<Dependency: AnyObject, Value: Equatable>(
 /// ```
 public func withGraphTrackingMap<Dependency: AnyObject, Value>(
   from dependency: Dependency, map: @escaping (Dependency) -> Value,
-  filter: some Filter<Value>, initial: Bool = true, onChange: @escaping (Value) -> Void,
+  filter: some GraphFilter<Value>, initial: Bool = true, onChange: @escaping (Value) -> Void,
   isolation: isolated (any Actor)? = #isolation,
   file: StaticString = #fileID, line: UInt = #line
 ) {
@@ -214,7 +214,7 @@ public func withGraphTrackingMap<Dependency: AnyObject, Value>(
 
 /// A map's filter and handler. Called by runs of its group only, which never
 /// overlap, so the filter's state needs no lock.
-private final class FilteredDelivery<F: Filter> {
+private final class FilteredDelivery<F: GraphFilter> {
   private var filter: F
   private var skipsFirst: Bool  // `initial: false`: the first value seeds the filter only
   private let onChange: (F.Value) -> Void

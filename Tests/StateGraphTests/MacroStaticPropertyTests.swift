@@ -25,8 +25,8 @@ private struct Limits {
   static func raise() { maximum += 1 }
 }
 
-@Suite("Upstream parity: static and global @GraphStored", .serialized)
-struct UpstreamParityStaticTests {
+@Suite("Static and global @GraphStored", .serialized)
+struct MacroStaticPropertyTests {
   @Test func aStaticPropertyReadsAndWrites() {
     SharedModel.shared = 10
     #expect(SharedModel.shared == 10)

@@ -6,8 +6,8 @@ import Testing
 
 /// `@GraphUserDefault`, swift-state-graph 0.26's spelling of a UserDefaults-backed property,
 /// with the behaviour its tests pin (rewritten here).
-@Suite("Upstream parity: @GraphUserDefault", .serialized)
-struct UpstreamParityUserDefaultTests {
+@Suite("@GraphUserDefault", .serialized)
+struct StorageGraphUserDefaultTests {
   private struct Profile: Codable, Equatable, UserDefaultsStorable {
     var name: String
     var count: Int

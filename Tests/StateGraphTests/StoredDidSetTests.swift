@@ -5,8 +5,8 @@ import Testing
 
 /// `Stored.onDidSet`, as swift-state-graph 0.27 defines it: after every assignment, with the
 /// old and the new value.
-@Suite("Upstream parity: Stored.onDidSet")
-struct UpstreamParityDidSetTests {
+@Suite("Stored.onDidSet")
+struct StoredDidSetTests {
   @Test func runsAfterEveryAssignmentWithOldAndNewValue() {
     let count = Stored(wrappedValue: 0)
     let seen = Recorder<String>()

@@ -2,9 +2,9 @@ import Foundation
 import StateGraph
 import Testing
 
-// `Computed(rule:)` with an `inout` context, `Node.info`, the computed environment
-// (`ComputedEnvironmentKey`, `StateGraphGlobal`, `Context.environment`) and
-// `NodeStore.shared.graphViz()`, as swift-state-graph spells them.
+// `Computed(rule:)` with an `inout` context, and the computed environment
+// (`ComputedEnvironmentKey`, `StateGraphGlobal`, `Context.environment`), as
+// swift-state-graph spells them.
 
 private final class Catalog: ComputedEnvironmentKey, Sendable {
   typealias Value = Catalog
@@ -22,8 +22,8 @@ extension ComputedEnvironmentValues {
   }
 }
 
-@Suite("Upstream parity: rule, info, environment, graphViz", .serialized)
-struct UpstreamParityIntrospectionTests {
+@Suite("Computed(rule:) and the computed environment", .serialized)
+struct ComputedRuleAndEnvironmentTests {
   @Test func aRuleWithAnInoutContextComputesAndTracks() {
     let price = Stored(wrappedValue: 2.0)
     let quantity = Stored(wrappedValue: 3)
@@ -45,23 +45,6 @@ struct UpstreamParityIntrospectionTests {
       context.withoutTracking { 21 } * 2
     }
     #expect(doubled.wrappedValue == 42)
-  }
-
-  @Test func infoNamesTheNodeItsTypeAndItsPlace() {
-    let count = Stored(name: "count", wrappedValue: 0)
-    let label = Computed(name: "label") { _ in "\(count.wrappedValue)" }
-    let unnamed = Stored(wrappedValue: 1.5)
-    #expect(count.info.name == "count")
-    #expect(count.info.typeName == "Int")
-    #expect(label.info.typeName == "String")
-    #expect(label.info.file.hasSuffix("UpstreamParityIntrospectionTests.swift"))
-    #expect(label.info.line == #line - 6)
-    #expect(unnamed.info.name == nil)
-    #expect(count.info.id != label.info.id)
-    #expect(count.info == count.info)
-    _ = label.wrappedValue
-    let snapshot = GraphSnapshot.capture(.upstream(of: label))
-    #expect(snapshot.node(named: "label")?.id == label.info.id)
   }
 
   @Test func computationsReadTheEnvironment() {
@@ -96,16 +79,5 @@ struct UpstreamParityIntrospectionTests {
     #expect(scaled.wrappedValue == 20)  // cached: the environment is not a node
     base.wrappedValue = 1
     #expect(scaled.wrappedValue == 3)
-  }
-
-  @Test func graphVizDrawsTheLiveNodes() async {
-    let source = Stored(name: "parity.graphviz.source", wrappedValue: 1)
-    let sink = Computed(name: "parity.graphviz.sink") { _ in source.wrappedValue + 1 }
-    _ = sink.wrappedValue
-    let dot = await NodeStore.shared.graphViz()
-    #expect(dot.hasPrefix("digraph"))
-    #expect(dot.contains("parity.graphviz.source"))
-    #expect(dot.contains("parity.graphviz.sink"))
-    withExtendedLifetime((source, sink)) {}
   }
 }

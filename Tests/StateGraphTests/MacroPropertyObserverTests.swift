@@ -62,8 +62,8 @@ private final class UserDefaultModel {
   var log: [String] = []
 }
 
-@Suite("Upstream parity: willSet and didSet on @GraphStored")
-struct UpstreamParityPropertyObserverTests {
+@Suite("willSet and didSet on @GraphStored")
+struct MacroPropertyObserverTests {
   @Test func observersRunAroundEachWriteInOrder() {
     let model = LoggingModel()
     model.count = 4

@@ -14,9 +14,12 @@ final class PersonViewModel {
   var initials: String
 
   init() {
+    // Define how fullName is computed
     self.$fullName = .init { [$firstName, $lastName] _ in
       "\($firstName.wrappedValue) \($lastName.wrappedValue)"
     }
+
+    // Define how initials is computed
     self.$initials = .init { [$firstName, $lastName] _ in
       let first = $firstName.wrappedValue.first?.uppercased() ?? ""
       let last = $lastName.wrappedValue.first?.uppercased() ?? ""

@@ -40,8 +40,8 @@ private final class CartSummary: Sendable {
   }
 }
 
-@Suite("Upstream parity: graph properties in a Sendable class")
-struct UpstreamParitySendableModelTests {
+@Suite("Graph properties in a Sendable class")
+struct MacroSendableModelTests {
   @Test func storedAndComputedPropertiesWork() {
     let runs = Counter()
     let cart = Cart(taxRate: 0.5, subtotalRuns: runs)

@@ -1,5 +1,5 @@
 /// The demo's chapters, in order. Each one is a file of its own.
-let chapters: [(String, () async -> Void)] = [
+package let chapters: [(String, () async -> Void)] = [
   ("Stored and Computed nodes", storedAndComputed),
   ("Macros: a counter view model", counterViewModel),
   ("Full name and initials", personViewModel),

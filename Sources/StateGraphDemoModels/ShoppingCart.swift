@@ -1,6 +1,7 @@
 import StateGraph
 
-struct CartItem: Equatable {
+struct CartItem: Identifiable, Equatable {
+  var id: String { name }
   var name: String
   var price: Double
   var quantity: Int = 1
@@ -26,9 +27,11 @@ final class ShoppingCartViewModel {
     self.$subtotal = .init { [$items] _ in
       $items.wrappedValue.reduce(0) { $0 + ($1.price * Double($1.quantity)) }
     }
+
     self.$tax = .init { [$subtotal, $taxRate] _ in
       $subtotal.wrappedValue * $taxRate.wrappedValue
     }
+
     self.$total = .init { [$subtotal, $tax] _ in
       $subtotal.wrappedValue + $tax.wrappedValue
     }
