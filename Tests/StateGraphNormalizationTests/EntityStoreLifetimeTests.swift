@@ -73,7 +73,7 @@ struct EntityStoreLifetimeTests {
     #expect(tracker.alive == 0)
   }
 
-  /// Documents the note in `EntityStore`'s documentation: the seeds write
+  /// Documents the note in `EntityStore`'s documentation: upstream's normalization guide writes
   /// `self.$posts = .init { _ in store.posts.filter { $0.authorId == self.id } }`,
   /// whose closure holds `self` and the store strongly. An entity then keeps
   /// itself alive through its own computation, and the store and its

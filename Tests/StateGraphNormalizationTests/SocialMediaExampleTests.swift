@@ -1,7 +1,7 @@
 import StateGraphNormalization
 import Testing
 
-/// The seeds' complete social-media example, its relationships and view
+/// Upstream's complete social-media example, its relationships and view
 /// models, with exact counts of which computations run after each change.
 @Suite("Social media example")
 struct SocialMediaExampleTests {

@@ -142,6 +142,7 @@ struct IntrospectionSnapshotTests {
       GraphSnapshot.capture(.upstream(of: cart.$count)).nodes.map(\.name) == [
         "Cart.items", "Cart.count",
       ])
-    #expect(cart.$items.name == "items")  // the Swift-side name stays
+    #expect(cart.$items.name == "Cart.items")  // one node, one name
+    #expect(cart.$count.name == "Cart.count")
   }
 }

@@ -12,13 +12,26 @@ extension GraphNode {
   /// The C node behind a ``Stored`` or ``Computed``.
   var coreNode: OpaquePointer { _graphHandle.node }
 
-  /// The node's name in the graph: its `name:`, or what ``nameGraphNodes(of:)``
-  /// made of it. Observers are named after it ("onChange(Cart.total)").
+  /// The node's name in the graph, which keeps the one copy of it.
   var graphName: String {
     var description = sg_node_description()
-    guard sg_node_describe(coreNode, &description) == 0 else { return name }
+    guard sg_node_describe(coreNode, &description) == 0 else { return "" }
     return String(cString: description.name)
   }
+}
+
+extension Stored {
+  /// The node's debug name: its `name:` (the property name for macro-made nodes), or
+  /// what ``nameGraphNodes(of:)`` made of it. Cycle reports, snapshots and observers'
+  /// names ("onChange(Cart.total)") use the same.
+  public var name: String { graphName }
+}
+
+extension Computed {
+  /// The node's debug name: its `name:` (the property name for macro-made nodes), or
+  /// what ``nameGraphNodes(of:)`` made of it. Cycle reports, snapshots and observers'
+  /// names ("onChange(Cart.total)") use the same.
+  public var name: String { graphName }
 }
 
 /// What a C node's context points at when it can show the node's value: the

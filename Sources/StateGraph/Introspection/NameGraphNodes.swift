@@ -14,8 +14,8 @@ import StateGraphCore
 /// a superclass, by reflection, so call it once, after `init`, where a
 /// readable graph matters (debugging, the demo, tests). A `@GraphComputed`
 /// that was not assigned yet is skipped. The nodes' ``Stored/name`` and
-/// ``Computed/name`` keep the name they were created with; the graph's name
-/// is what changes. A node shared by two owners ends up with the last name.
+/// ``Computed/name`` change with it. A node shared by two owners ends up with
+/// the last name.
 ///
 /// - Returns: how many nodes were named.
 @discardableResult

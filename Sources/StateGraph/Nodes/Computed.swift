@@ -31,8 +31,6 @@ public final class Computed<Value> {
   /// What a computation receives: ``GraphContext``.
   public typealias Context = GraphContext
 
-  /// The node's debug name (the property name for macro-made nodes).
-  public let name: String
   // `@usableFromInline` below: the inits and `wrappedValue` are `@inlinable`,
   // so the module that names `Value` compiles them, and the box's compute
   // run, specialised for it.
@@ -52,7 +50,6 @@ public final class Computed<Value> {
     _ compute: @escaping @Sendable (Context) -> Value
   ) {
     let box = TypedComputeBox(initialValue: nil, body: compute)
-    self.name = name ?? ""
     self.box = .passUnretained(box)
     self.node = box.register(name: name, file: file, line: line)
   }
@@ -65,7 +62,6 @@ public final class Computed<Value> {
     _ compute: @escaping @Sendable (Context) -> Value
   ) {
     let box = TypedComputeBox(initialValue: wrappedValue, body: compute)
-    self.name = name ?? ""
     self.box = .passUnretained(box)
     self.node = box.register(name: name, file: file, line: line)
   }

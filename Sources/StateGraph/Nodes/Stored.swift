@@ -24,8 +24,6 @@ import StateGraphCore
 /// (or the closures of dependent nodes) hold it. The node is `Sendable`
 /// when its `Value` is: a value that is not would cross threads with it.
 public final class Stored<Value> {
-  /// The node's debug name (the property name for macro-made nodes).
-  public let name: String
   // `@usableFromInline` below: the accessors are `@inlinable`, so a client
   // module compiles them specialised for its `Value` (no generic value
   // witnesses, no calls for the lock).
@@ -73,7 +71,6 @@ public final class Stored<Value> {
     name: String?, wrappedValue: Value, persistence: StoredPersistence<Value>?,
     file: StaticString, line: UInt
   ) {
-    self.name = name ?? ""
     self.value = wrappedValue
     self.isSame = Equality.comparator(for: Value.self)
     self.persistence = persistence

@@ -1,6 +1,6 @@
 import StateGraphNormalization
 
-/// The seeds' complete social-media example (004, "Complete Example"), with
+/// Upstream's complete social-media example (its normalization guide's "Complete Example"), with
 /// two changes: `@unchecked Sendable` on the types the closures capture
 /// (what the Swift 6 language mode asks for), and a run counter in every
 /// computation so tests can assert exactly what ran.
