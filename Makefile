@@ -66,6 +66,9 @@ bench: deps
 test-bench: deps
 	cd Benchmarks && $(SWIFT) run StateGraphBenchmarks --quick
 
+# Every workload at REF and at the working tree, runs alternated, ratios side by side.
+bench-compare: deps ; SWIFT="$(SWIFT)" python3 Benchmarks/compare.py "$(REF)" --pairs $(or $(PAIRS),3) $(if $(FILTER),--filter "$(FILTER)") $(if $(SAMPLES),--samples $(SAMPLES))
+
 # The demo draws its graph with Graphviz `dot` when it can: install it when
 # missing, but a failed install only means the demo writes the .dot alone.
 #
