@@ -24,12 +24,30 @@ extern void *__libc_memalign(size_t alignment, size_t size);
 static atomic_int counting;
 static atomic_int seen_call;
 static _Atomic uint64_t allocations, reallocations, frees, bytes;
+/* mc_record_sizes: where the sizes go while counting (one thread's probes). */
+static size_t *record, record_capacity;
+static _Atomic size_t recorded;
 
 static inline void count_allocation(size_t size) {
   if (__builtin_expect(atomic_load_explicit(&counting, memory_order_relaxed), 0)) {
     atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&bytes, size, memory_order_relaxed);
+    if (record) {
+      size_t at = atomic_fetch_add_explicit(&recorded, 1, memory_order_relaxed);
+      if (at < record_capacity) record[at] = size;
+    }
   }
+}
+
+void mc_record_sizes(size_t *sizes, size_t capacity) {
+  record = sizes;
+  record_capacity = capacity;
+  atomic_store(&recorded, 0);
+}
+
+size_t mc_recorded(void) {
+  size_t n = atomic_load(&recorded);
+  return n < record_capacity ? n : record_capacity;
 }
 
 void *malloc(size_t size) {
@@ -112,6 +130,8 @@ void mc_trim(void) { malloc_trim(0); }
 #else /* not glibc: no counting */
 
 void mc_start(void) {}
+void mc_record_sizes(size_t *sizes, size_t capacity) {}
+size_t mc_recorded(void) { return 0; }
 mc_counts mc_stop(void) {
   mc_counts c = {0, 0, 0, 0};
   return c;
