@@ -16,19 +16,18 @@ private func describe(_ what: String, _ build: () -> AnyObject) -> AnyObject {
   var slotsBefore = 0
   var reserved = 0
   sg_node_memory(&slotsBefore, &reserved)
+  var count = 0
   let made: AnyObject = sizes.withUnsafeMutableBufferPointer { buffer in
-    return buffer.withMemoryRebound(to: size_t.self) { raw in
-      mc_record_sizes(raw.baseAddress, raw.count)
-      mc_start()
-      let made = build()
-      _ = mc_stop()
-      mc_record_sizes(nil, 0)
-      return made
-    }
+    mc_record_sizes(buffer.baseAddress, buffer.count)
+    mc_start()
+    let made = build()
+    _ = mc_stop()
+    count = Int(mc_recorded())
+    mc_record_sizes(nil, 0)
+    return made
   }
   var slotsAfter = 0
   sg_node_memory(&slotsAfter, &reserved)
-  let count = Int(mc_recorded())
   let allocations = sizes.prefix(count)
   let chunks = allocations.reduce(0) { $0 + chunk($1) }
   let slotBytes = slotsAfter - slotsBefore
