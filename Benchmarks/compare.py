@@ -233,6 +233,8 @@ def main():
     parser.add_argument("--filter", help="only workloads whose name contains this")
     parser.add_argument("--samples", type=int, help="timed samples per workload and run")
     parser.add_argument("--keep", help="write every run's full output into this directory")
+    parser.add_argument("--ref-binary", help="a runner already built at REF (skips that build)")
+    parser.add_argument("--now-binary", help="a runner already built at the working tree")
     args = parser.parse_args()
     if not args.ref:
         sys.exit("bench-compare: which commit? make bench-compare REF=<commit>")
@@ -243,9 +245,12 @@ def main():
         sys.exit(f"bench-compare: {args.ref!r} is not a commit")
     ref_label = git("rev-parse", "--short", commit)
 
-    ref_binary = reference_runner(commit)
-    log("bench-compare: building the runner at the working tree")
-    now_binary = build(BENCHMARKS)
+    ref_binary = args.ref_binary or reference_runner(commit)
+    if args.now_binary:
+        now_binary = args.now_binary
+    else:
+        log("bench-compare: building the runner at the working tree")
+        now_binary = build(BENCHMARKS)
 
     options = []
     if args.filter:

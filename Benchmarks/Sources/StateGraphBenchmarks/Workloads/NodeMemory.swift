@@ -13,26 +13,34 @@ private func chunk(_ size: Int) -> Int { max(32, (size + 8 + 15) & ~15) }
 
 private func describe(_ what: String, _ build: () -> AnyObject) -> AnyObject {
   var sizes = [Int](repeating: 0, count: 64)
+  var pointers = [UnsafeMutableRawPointer?](repeating: nil, count: 64)
   var slotsBefore = 0
   var reserved = 0
   sg_node_memory(&slotsBefore, &reserved)
   var count = 0
-  let made: AnyObject = sizes.withUnsafeMutableBufferPointer { buffer in
-    mc_record_sizes(buffer.baseAddress, buffer.count)
-    mc_start()
-    let made = build()
-    _ = mc_stop()
-    count = Int(mc_recorded())
-    mc_record_sizes(nil, 0)
-    return made
+  let made: AnyObject = sizes.withUnsafeMutableBufferPointer { sizes in
+    pointers.withUnsafeMutableBufferPointer { pointers in
+      mc_record(sizes.baseAddress, pointers.baseAddress, sizes.count)
+      mc_start()
+      let made = build()
+      _ = mc_stop()
+      count = Int(mc_recorded())
+      mc_record(nil, nil, 0)
+      return made
+    }
   }
   var slotsAfter = 0
   sg_node_memory(&slotsAfter, &reserved)
-  let allocations = sizes.prefix(count)
-  let chunks = allocations.reduce(0) { $0 + chunk($1) }
+  let kept = (0..<count).filter { pointers[$0] != nil }
+  let chunks = kept.reduce(0) { $0 + chunk(sizes[$1]) }
   let slotBytes = slotsAfter - slotsBefore
-  print("\(what): \(chunks + slotBytes) B")
-  for size in allocations { print("  malloc(\(size)) → \(chunk(size)) B chunk") }
+  print("\(what): \(chunks + slotBytes) B kept")
+  for index in 0..<count {
+    let size = sizes[index]
+    print(
+      "  malloc(\(size)) → \(chunk(size)) B chunk"
+        + (pointers[index] == nil ? " (freed before the node was made: not counted)" : ""))
+  }
   if slotBytes != 0 { print("  C node slot: \(slotBytes) B") }
   return made
 }
