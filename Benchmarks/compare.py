@@ -161,6 +161,10 @@ def median(values):
     return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
 
 
+def with_unit(text, unit):
+    return text if text == "—" else f"{text} {unit}"
+
+
 def table(header, rows, right):
     widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
 
@@ -214,8 +218,8 @@ def report(ref_label, ref_runs, now_runs):
             span([r["ratio"] for r in ref], digits, "×") if ref else "—",
             span([r["ratio"] for r in now], digits, "×") if now else "—",
             change,
-            (span([r["value"] for r in ref], value_digits) + f" {unit}") if ref else "—",
-            (span([r["value"] for r in now], value_digits) + f" {unit}") if now else "—",
+            with_unit(span([r["value"] for r in ref], value_digits), unit) if ref else "—",
+            with_unit(span([r["value"] for r in now], value_digits), unit) if now else "—",
         ])
     out.append(table(header, rows, right={2, 3, 4, 5, 6}))
     out.append("")
@@ -224,6 +228,63 @@ def report(ref_label, ref_runs, now_runs):
                "medians' quotient, above 1 = slower than at the reference (for rows without a "
                "ratio, the StateGraph figures' quotient).")
     return "\n".join(out)
+
+
+# ------------------------------------------------------------ instructions
+
+PROGRESS = re.compile(r"^\s+(?:ok|FAILED)\s+(.+?)\s+\(\d")
+
+
+def workload_names(binary, filter_text):
+    command = [binary, "--quick"] + (["--filter", filter_text] if filter_text else [])
+    result = subprocess.run(command, capture_output=True, text=True)
+    return [m.group(1) for m in map(PROGRESS.match, result.stderr.splitlines()) if m]
+
+
+def callgrind_total(binary, name, ops):
+    with tempfile.TemporaryDirectory(prefix="sg-cg-") as directory:
+        out = os.path.join(directory, "cg")
+        result = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", binary,
+             "--filter", name, "--profile", str(ops)], capture_output=True, text=True)
+        if result.returncode != 0 or not os.path.exists(out):
+            return None, ""
+        with open(out) as file:
+            totals = [line for line in file if line.startswith("totals:") or line.startswith("summary:")]
+        return (int(totals[-1].split()[1]) if totals else None), result.stdout
+
+
+def instructions_per_op(binary, name, ops):
+    """Callgrind instructions per op of the StateGraph side (`--profile`): two runs with
+    different op counts, subtracted, so that building the graph cancels out."""
+    low, high = ops
+    a, out = callgrind_total(binary, name, low)
+    # --profile runs every workload whose name contains the filter: only exact matches count.
+    if a is None or sum(line.startswith(name + ":") for line in out.splitlines()) != 1:
+        return None
+    b, _ = callgrind_total(binary, name, high)
+    return None if b is None else (b - a) / (high - low)
+
+
+def instructions_report(ref_label, ref_binary, now_binary, filter_text, ops):
+    names = workload_names(now_binary, filter_text)
+    for name in workload_names(ref_binary, filter_text):
+        if name not in names:
+            names.append(name)
+    rows = []
+    for name in names:
+        log(f"bench-compare: callgrind, {name}")
+        ref = instructions_per_op(ref_binary, name, ops)
+        now = instructions_per_op(now_binary, name, ops)
+        if ref is None and now is None:
+            continue  # not a --profile workload (memory, allocations, ...)
+        rows.append([name, f"{ref:,.0f}" if ref is not None else "—",
+                     f"{now:,.0f}" if now is not None else "—",
+                     f"{now / ref:.2f}" if ref and now else "—"])
+    header = ["workload", f"instructions/op at {ref_label}", "instructions/op now", "now ÷ ref"]
+    return (table(header, rows, right={1, 2, 3}) + "\n\ninstructions/op: callgrind, the "
+            "StateGraph side alone (`--profile`), runs of two op counts subtracted; "
+            "the same on any machine, however loaded.")
 
 
 def main():
@@ -235,6 +296,10 @@ def main():
     parser.add_argument("--keep", help="write every run's full output into this directory")
     parser.add_argument("--ref-binary", help="a runner already built at REF (skips that build)")
     parser.add_argument("--now-binary", help="a runner already built at the working tree")
+    parser.add_argument("--instructions", action="store_true",
+                        help="instead of timing, count instructions per op with callgrind")
+    parser.add_argument("--ops", type=int, nargs=2, default=[3, 9],
+                        help="op counts of the two callgrind runs (default 3 9)")
     args = parser.parse_args()
     if not args.ref:
         sys.exit("bench-compare: which commit? make bench-compare REF=<commit>")
@@ -251,6 +316,12 @@ def main():
     else:
         log("bench-compare: building the runner at the working tree")
         now_binary = build(BENCHMARKS)
+
+    if args.instructions:
+        print(f"# Instructions per op: {ref_label} against "
+              f"{args.now_binary or 'the working tree'}\n")
+        print(instructions_report(ref_label, ref_binary, now_binary, args.filter, args.ops))
+        return
 
     options = []
     if args.filter:
@@ -277,8 +348,10 @@ def main():
                                or result.stderr.splitlines()[-5:]))
 
     machine = next((l for l in runs["now"][0].splitlines() if l.startswith("machine:")), "")
-    print(f"# Benchmarks: {ref_label} against the working tree ({git('rev-parse', '--short', 'HEAD')}"
-          f"{'+changes' if git('status', '--porcelain', '--untracked-files=no') else ''})")
+    now_label = (args.now_binary if args.now_binary else
+                 f"the working tree ({git('rev-parse', '--short', 'HEAD')}"
+                 f"{'+changes' if git('status', '--porcelain', '--untracked-files=no') else ''})")
+    print(f"# Benchmarks: {ref_label} against {now_label}")
     if machine:
         print(machine)
     print()
