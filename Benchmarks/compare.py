@@ -16,6 +16,7 @@ reused. A workload present on one side only shows "—" on the other.
 """
 
 import argparse
+import concurrent.futures
 import os
 import re
 import shutil
@@ -272,12 +273,16 @@ def instructions_report(ref_label, ref_binary, now_binary, filter_text, ops):
         if name not in names:
             names.append(name)
     rows = []
-    for name in names:
-        log(f"bench-compare: callgrind, {name}")
-        ref = instructions_per_op(ref_binary, name, ops)
-        now = instructions_per_op(now_binary, name, ops)
-        if ref is None and now is None:
-            continue  # not a --profile workload (memory, allocations, ...)
+    # Callgrind is single-threaded and slow: the workloads run side by side.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        counts = {(name, side): pool.submit(instructions_per_op, binary, name, ops)
+                  for name in names for side, binary in (("ref", ref_binary), ("now", now_binary))}
+        for name in names:
+            ref = counts[(name, "ref")].result()
+            now = counts[(name, "now")].result()
+            log(f"bench-compare: callgrind, {name}: {ref} → {now}")
+            if ref is None and now is None:
+                continue  # not a --profile workload (memory, allocations, ...)
         rows.append([name, f"{ref:,.0f}" if ref is not None else "—",
                      f"{now:,.0f}" if now is not None else "—",
                      f"{now / ref:.2f}" if ref and now else "—"])
