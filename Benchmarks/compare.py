@@ -283,9 +283,9 @@ def instructions_report(ref_label, ref_binary, now_binary, filter_text, ops):
             log(f"bench-compare: callgrind, {name}: {ref} → {now}")
             if ref is None and now is None:
                 continue  # not a --profile workload (memory, allocations, ...)
-        rows.append([name, f"{ref:,.0f}" if ref is not None else "—",
-                     f"{now:,.0f}" if now is not None else "—",
-                     f"{now / ref:.2f}" if ref and now else "—"])
+            rows.append([name, f"{ref:,.0f}" if ref is not None else "—",
+                         f"{now:,.0f}" if now is not None else "—",
+                         f"{now / ref:.2f}" if ref and now else "—"])
     header = ["workload", f"instructions/op at {ref_label}", "instructions/op now", "now ÷ ref"]
     return (table(header, rows, right={1, 2, 3}) + "\n\ninstructions/op: callgrind, the "
             "StateGraph side alone (`--profile`), runs of two op counts subtracted; "
