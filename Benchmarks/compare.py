@@ -46,7 +46,7 @@ def build(package_dir):
     if result.returncode != 0:
         sys.stderr.write(result.stdout[-6000:] + result.stderr[-6000:])
         sys.exit(f"bench-compare: the release build in {package_dir} failed")
-    bin_dir = subprocess.run(command[:3] + ["--show-bin-path"], cwd=package_dir, check=True,
+    bin_dir = subprocess.run(command[:4] + ["--show-bin-path"], cwd=package_dir, check=True,
                              capture_output=True, text=True).stdout.strip()
     return os.path.join(bin_dir, PRODUCT)
 
