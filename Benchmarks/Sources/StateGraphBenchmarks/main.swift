@@ -63,6 +63,7 @@ if let profileOps {
   let all =
     propagationWorkloads(config) + kairoWorkloads(config) + cellxWorkloads(config)
     + dynamicGraphWorkloads(config) + observerWorkloads(config) + scalingWorkloads(config)
+    + entityStoreWorkloads(config)
   for workload in all where config.includes(workload.name) {
     let graph = workload.makeGraph()
     graph.run(0..<profileOps)
