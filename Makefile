@@ -26,6 +26,7 @@
 #     test-fuzz           libFuzzer on the C core for TEST_FUZZ_SECONDS
 #   make docs             DocC site of the library products (build/docs/site)
 #   make bench            benchmarks (release build)
+#   make bench-compare REF=<commit> [PAIRS=3 FILTER=text]  the same at REF and now, side by side
 #   make examples         the C spreadsheet example
 #   make interleave [INTERLEAVE_SCHEDULES=200000]  a long run of the interleaving checker
 #   make fuzz [FUZZ_SECONDS=60]                    a long fuzzing run
@@ -104,7 +105,7 @@ deps-graphviz:
 	  echo "graphviz not installed: the demo will write the DOT file only"
 
 .PHONY: core swift demo check test test-layers test-c test-c-asan test-c-valgrind test-c-tsan test-swift \
-        test-tsan interleave test-interleave bench test-bench install uninstall clean
+        test-tsan interleave test-interleave bench bench-compare test-bench install uninstall clean
 
 core: glib-check $(STATIC) $(SHARED)
 
@@ -132,6 +133,12 @@ bench: glib-check
 
 test-bench: deps-glib
 	cd Benchmarks && $(SWIFT) run StateGraphBenchmarks --quick
+
+# Every workload at REF and at the working tree, runs alternated, ratios side by side
+# (Benchmarks/README.md).
+bench-compare: deps-glib deps-python
+	SWIFT="$(SWIFT)" python3 Benchmarks/compare.py "$(REF)" --pairs $(or $(PAIRS),3) \
+	  $(if $(FILTER),--filter "$(FILTER)") $(if $(SAMPLES),--samples $(SAMPLES))
 
 # A debug build: the demo prints the same, and a first build skips the optimiser's pass
 # over swift-syntax (the macro plugin's dependency), most of a release build's time.

@@ -24,6 +24,11 @@ extern void *__libc_memalign(size_t alignment, size_t size);
 static atomic_int counting;
 static atomic_int seen_call;
 static _Atomic uint64_t allocations, reallocations, frees, bytes;
+/* mc_record: where each allocation's size and address go while counting
+ * (probes run on one thread); a freed one's address is cleared. */
+static size_t *record_sizes, record_capacity;
+static void **record_pointers;
+static _Atomic size_t recorded;
 
 static inline void count_allocation(size_t size) {
   if (__builtin_expect(atomic_load_explicit(&counting, memory_order_relaxed), 0)) {
@@ -32,14 +37,45 @@ static inline void count_allocation(size_t size) {
   }
 }
 
+/* After an allocation that count_allocation counted. */
+static inline void *note(void *pointer, size_t size) {
+  if (__builtin_expect(record_sizes != NULL, 0) &&
+      atomic_load_explicit(&counting, memory_order_relaxed)) {
+    size_t at = atomic_fetch_add_explicit(&recorded, 1, memory_order_relaxed);
+    if (at < record_capacity) record_sizes[at] = size, record_pointers[at] = pointer;
+  }
+  return pointer;
+}
+
+static inline void note_free(void *pointer) {
+  if (__builtin_expect(record_sizes != NULL, 0)) {
+    size_t n = atomic_load_explicit(&recorded, memory_order_relaxed);
+    for (size_t i = 0; i < n && i < record_capacity; i++)
+      if (record_pointers[i] == pointer) record_pointers[i] = NULL;
+  }
+}
+
+void mc_record(size_t *sizes, void **pointers, size_t capacity) {
+  record_sizes = NULL;
+  record_pointers = pointers;
+  record_capacity = capacity;
+  atomic_store(&recorded, 0);
+  record_sizes = sizes;
+}
+
+size_t mc_recorded(void) {
+  size_t n = atomic_load(&recorded);
+  return n < record_capacity ? n : record_capacity;
+}
+
 void *malloc(size_t size) {
   count_allocation(size);
-  return __libc_malloc(size);
+  return note(__libc_malloc(size), size);
 }
 
 void *calloc(size_t count, size_t size) {
   count_allocation(count * size);
-  return __libc_calloc(count, size);
+  return note(__libc_calloc(count, size), count * size);
 }
 
 void *realloc(void *pointer, size_t size) {
@@ -55,13 +91,14 @@ void *realloc(void *pointer, size_t size) {
 void free(void *pointer) {
   if (pointer && atomic_load_explicit(&counting, memory_order_relaxed))
     atomic_fetch_add_explicit(&frees, 1, memory_order_relaxed);
+  if (pointer) note_free(pointer);
   __libc_free(pointer);
 }
 
 int posix_memalign(void **out, size_t alignment, size_t size) {
   if (alignment % sizeof(void *) != 0 || (alignment & (alignment - 1)) != 0) return EINVAL;
   count_allocation(size);
-  void *p = __libc_memalign(alignment, size);
+  void *p = note(__libc_memalign(alignment, size), size);
   if (!p) return ENOMEM;
   *out = p;
   return 0;
@@ -69,12 +106,12 @@ int posix_memalign(void **out, size_t alignment, size_t size) {
 
 void *aligned_alloc(size_t alignment, size_t size) {
   count_allocation(size);
-  return __libc_memalign(alignment, size);
+  return note(__libc_memalign(alignment, size), size);
 }
 
 void *memalign(size_t alignment, size_t size) {
   count_allocation(size);
-  return __libc_memalign(alignment, size);
+  return note(__libc_memalign(alignment, size), size);
 }
 
 void mc_start(void) {
@@ -112,6 +149,8 @@ void mc_trim(void) { malloc_trim(0); }
 #else /* not glibc: no counting */
 
 void mc_start(void) {}
+void mc_record(size_t *sizes, void **pointers, size_t capacity) {}
+size_t mc_recorded(void) { return 0; }
 mc_counts mc_stop(void) {
   mc_counts c = {0, 0, 0, 0};
   return c;

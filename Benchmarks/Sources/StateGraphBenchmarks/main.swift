@@ -4,6 +4,9 @@
 //   swift run -c release StateGraphBenchmarks --quick    CI smoke run: every workload
 //                                                         once, small, verified, untimed
 //   options: --samples N (default 9), --filter TEXT (workload names containing TEXT)
+//   --profile OPS    for callgrind: only the StateGraph side of the workloads matching
+//                    --filter, OPS ops each (creation: OPS stored + computed pairs)
+//   --node-memory    the allocations one stored and one computed node make, by size
 //
 // Every workload checks its own results (values, exact computation and
 // effect counts) against a hand-written baseline and, where there is one, a
@@ -23,7 +26,9 @@ func progress(_ text: String) {
 }
 
 func usage() -> Never {
-  print("usage: StateGraphBenchmarks [--quick] [--samples N] [--filter TEXT] [--profile OPS]")
+  print(
+    "usage: StateGraphBenchmarks [--quick] [--samples N] [--filter TEXT] [--profile OPS]"
+      + " [--node-memory]")
   exit(2)
 }
 
@@ -44,6 +49,9 @@ while let argument = arguments.popFirst() {
     // workloads matching --filter and run N ops of each, nothing else.
     guard let value = arguments.popFirst().flatMap(Int.init), value > 0 else { usage() }
     profileOps = value
+  case "--node-memory":
+    nodeMemoryReport()
+    exit(0)
   case "--help", "-h": usage()
   default:
     print("unknown argument \(argument)")
@@ -55,11 +63,13 @@ if let profileOps {
   let all =
     propagationWorkloads(config) + kairoWorkloads(config) + cellxWorkloads(config)
     + dynamicGraphWorkloads(config) + observerWorkloads(config) + scalingWorkloads(config)
+    + entityStoreWorkloads(config)
   for workload in all where config.includes(workload.name) {
     let graph = workload.makeGraph()
     graph.run(0..<profileOps)
     print("\(workload.name): ran \(profileOps) ops, \(graph.tally)")
   }
+  if config.includes("creation") { profileCreation(pairs: profileOps) }
   exit(0)
 }
 

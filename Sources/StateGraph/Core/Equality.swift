@@ -5,8 +5,23 @@
 enum Equality {
   /// Chosen once per node. Never optional: a node calls it on every change,
   /// and unwrapping an optional closure costs a retain and a release.
+  ///
+  /// Made once per type and shared by every node of that type: a closure made
+  /// in generic code captures the type's metadata (and its `Equatable`
+  /// conformance), so making one per node cost a heap allocation (48 bytes)
+  /// and a conformance lookup per node created.
   @usableFromInline
   static func comparator<Value>(for _: Value.Type) -> (Value, Value) -> Bool {
+    let type = unsafeBitCast(Value.self, to: UnsafeRawPointer.self)
+    if let shared = comparators.find(type) {
+      return unsafeBitCast(shared, to: Comparison<Value>.self).same
+    }
+    let made = Comparison<Value>(same: makeComparator(for: Value.self))
+    comparators.add(type, unsafeBitCast(made, to: Comparison<Never>.self))
+    return made.same
+  }
+
+  private static func makeComparator<Value>(for _: Value.Type) -> (Value, Value) -> Bool {
     if let equatable = Value.self as? any Equatable.Type {
       return comparing(Value.self, as: equatable)
     }
@@ -27,8 +42,79 @@ enum Equality {
 
   /// A closure inside a struct keeps its representation through
   /// `unsafeBitCast`; a bare closure would be wrapped in a thunk on the way
-  /// in and another on the way out, two more calls per comparison.
+  /// in and another on the way out, two more calls per comparison. A generic
+  /// struct stores its closure in the most general representation whatever
+  /// `T` is, so a `Comparison<Never>` holds any type's comparator unchanged.
   private struct Comparison<T> {
     let same: (T, T) -> Bool
+  }
+
+  /// The comparators made so far, by type metadata: every type's is made once
+  /// and kept for the life of the process, like the metadata.
+  private static let comparators = ComparatorTable()
+
+  /// An open-addressing hash table from type metadata to comparator, under a
+  /// lock: a lookup is a multiplication and a probe or two (a `Dictionary`
+  /// would hash each key with SipHash, several times the cost). The lock
+  /// guards the table only; no user code runs under it.
+  private final class ComparatorTable: @unchecked Sendable {
+    private let lock = ValueLock()
+    @exclusivity(unchecked) private var keys: UnsafeMutablePointer<UnsafeRawPointer?>
+    @exclusivity(unchecked) private var values: UnsafeMutablePointer<Comparison<Never>>
+    @exclusivity(unchecked) private var capacity = 64  // a power of two
+    @exclusivity(unchecked) private var count = 0
+
+    init() {
+      keys = .allocate(capacity: capacity)
+      keys.initialize(repeating: nil, count: capacity)
+      values = .allocate(capacity: capacity)
+    }
+
+    /// Where `key` is, or the empty slot where it would go.
+    private func slot(of key: UnsafeRawPointer) -> Int {
+      // Fibonacci hashing: metadata addresses are aligned, so their low bits
+      // say little; the product's high bits mix all of them.
+      let product = UInt(bitPattern: Int(bitPattern: key)) &* 0x9E37_79B9_7F4A_7C15
+      var index = Int(truncatingIfNeeded: product >> 40) & (capacity - 1)
+      while let found = keys[index], found != key { index = (index + 1) & (capacity - 1) }
+      return index
+    }
+
+    func find(_ key: UnsafeRawPointer) -> Comparison<Never>? {
+      lock.lock()
+      let index = slot(of: key)
+      let found = keys[index] != nil ? values[index] : nil
+      lock.unlock()
+      return found
+    }
+
+    /// Keeps `value` for `key`, unless another thread kept one first (both work).
+    func add(_ key: UnsafeRawPointer, _ value: Comparison<Never>) {
+      lock.lock()
+      defer { lock.unlock() }
+      let index = slot(of: key)
+      guard keys[index] == nil else { return }
+      keys[index] = key
+      (values + index).initialize(to: value)
+      count += 1
+      if count * 2 > capacity { grow() }
+    }
+
+    /// Under `lock`: twice the slots, every entry moved to its new place.
+    private func grow() {
+      let (oldKeys, oldValues, oldCapacity) = (keys, values, capacity)
+      capacity *= 2
+      keys = .allocate(capacity: capacity)
+      keys.initialize(repeating: nil, count: capacity)
+      values = .allocate(capacity: capacity)
+      for index in 0..<oldCapacity {
+        guard let key = oldKeys[index] else { continue }
+        let target = slot(of: key)
+        keys[target] = key
+        (values + target).moveInitialize(from: oldValues + index, count: 1)
+      }
+      oldKeys.deallocate()
+      oldValues.deallocate()
+    }
   }
 }

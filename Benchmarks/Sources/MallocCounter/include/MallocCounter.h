@@ -28,6 +28,13 @@ typedef struct mc_counts {
 void mc_start(void);
 /* Switches counting off and returns what was counted since mc_start. */
 mc_counts mc_stop(void);
+/* While counting is on, also writes the requested size and the address of
+ * each allocation (malloc, calloc, aligned; not realloc) into sizes and
+ * pointers[0..capacity); an address freed meanwhile becomes NULL. NULL sizes
+ * stops recording. mc_recorded() is how many were written. For probes run on
+ * one thread with nothing else allocating. */
+void mc_record(size_t *sizes, void **pointers, size_t capacity);
+size_t mc_recorded(void);
 /* 1 when the interposer is the malloc the process really uses (a call to
  * malloc from C went through it), 0 otherwise. */
 int mc_is_active(void);

@@ -1,4 +1,4 @@
-/// A target from issue 8 ("The speed to reach"), checked against a row.
+/// A speed or memory target for the library, checked against a row.
 enum Target {
   /// StateGraph time ÷ baseline time (or bytes ÷ bytes) at most `max`.
   case ratio(max: Double, label: String)

@@ -109,3 +109,16 @@ func creationRows(_ config: RunConfig) -> [Row] {
   destruction.graph = median(destroyTimes.graph) / perPair
   return [creation, destruction]
 }
+
+/// `--profile N --filter creation`: N stored + computed pairs made, read and
+/// destroyed on StateGraph only, for callgrind (`--toggle-collect` on
+/// `*profileCreation*` counts them alone).
+@inline(never)
+func profileCreation(pairs count: Int) {
+  var pairs: GraphPairs? = GraphPairs(count: count)
+  let checksum = pairs!.checksum
+  pairs = nil
+  let expected = (0..<count).reduce(0) { $0 &+ $1 + 1 }
+  Verify.equal(checksum, expected, "creation: sum of the computed values")
+  print("creation: \(count) stored + \(count) computed, checksum \(checksum)")
+}
