@@ -119,7 +119,7 @@ void sg__enqueue(sg_node *n) {
     sg__ref(n);
   }
   n->queue_index = t->queue.len;
-  sg_queued entry = {n, t->flushing ? t->flush_cause : SG_NO_CAUSE};
+  sg_queued entry = {.node = n, .cause = t->flushing ? t->flush_cause : SG_NO_CAUSE};
   SG_VEC_PUSH(t->queue, entry);
 }
 
@@ -146,6 +146,14 @@ void sg__destroy_locked(sg_node *n) {
   g->live--;
   sg__live_remove(n);
   sg_thread *self = sg__thread();
+  /* Its destroy callback's writes are caused by the run that destroyed it
+   * (a loop through destroy callbacks counts its laps, schedule.c). Never
+   * run again, it has no use for these fields otherwise; outside a flush
+   * they name its own last run, if anything. */
+  if (self->flushing) {
+    n->run_flush = self->flush_id;
+    n->run_entry = self->flush_cause;
+  }
   for (sg_link *l = n->dependents_head, *next; l; l = next) {
     next = l->next_dependent;
     if (read_in_running_frame(self, l)) sg__link_free(g, l); /* only this thread walks it */

@@ -128,6 +128,13 @@ typedef SG_VEC(sg_node *) sg_node_vec;
 typedef struct sg_queued {
   sg_node *node;
   uint32_t cause;
+  /* Set when the entry is run (schedule.c): its place in the order entries
+   * ran (a cause always ran before what it queued); this node's entry run
+   * before it in this flush, plus one (0: none); and how often the node ran
+   * before on its chain of causes. Zero as queued: a first run stores none. */
+  uint32_t seq, prev1;
+  uint16_t laps_before;
+  bool ahead; /* an owner run for a child's entry: already run */
 } sg_queued;
 #define SG_NO_CAUSE UINT32_MAX
 
@@ -206,13 +213,16 @@ struct sg_node {
   sg_node *deferred_children, *next_deferred;
   uint32_t queue_index; /* its entry in queued_by's queue */
   bool deferred; /* in an owner's deferred_children */
+  bool renamed; /* n->name replaced an earlier one (names.c) */
   sg_callback watcher;
   uint64_t armed_version; /* version when armed */
   sg_destroy destroy;
   char *name; /* see names.c */
   const char *file; /* interned: lives as long as the process */
   int line;
-  bool renamed; /* n->name replaced an earlier one (names.c) */
+  /* The flush (a process-wide id) that last ran a queue entry of it, and
+   * that entry: where counting its laps stops (schedule.c). */
+  uint32_t run_flush, run_entry;
   /* Only while a traced thread marks: the index of this node's MARK event,
    * the parent of the events of the nodes it marks (trace.c). */
   uint32_t trace_mark;
@@ -260,6 +270,11 @@ struct sg_thread {
   int batch_depth;
   bool flushing;
   uint32_t flush_cause; /* the queue entry being run, while flushing */
+  uint32_t flush_id, flush_seq; /* this flush's id; entries run so far */
+  uint32_t flush_dropped; /* entries below it have let go of their node */
+#ifdef SG_SCHEDULING_POINTS
+  uint64_t cause_steps; /* steps taken along chains of causes (tests) */
+#endif
   int untracked_outside; /* untracked sections opened with no frame */
   SG_VEC(sg_queued) queue; /* pending effects (each holds a ref) */
   /* Refresh stack, reused; also the nodes this thread owns (claims), in
@@ -454,6 +469,15 @@ static inline void sg__cond_wait(pthread_cond_t *c, pthread_mutex_t *m,
  * sg__graph_unlock, everywhere: letting go always frees the nodes buried
  * while it was held (their destroy callbacks run then, with no lock held),
  * so no way out of the lock leaves the graveyard behind. */
+/* The flush running on this thread, if any (schedule.c sets it; graph.c
+ * cannot see the thread): a destroy callback's writes are charged to the
+ * entry whose run destroyed the node (its run_entry, when its run_flush is
+ * this flush), so a loop through destroy callbacks is counted. */
+typedef struct sg_flush_here {
+  uint32_t id;
+  uint32_t *cause; /* the thread's flush_cause; NULL when not flushing */
+} sg_flush_here;
+extern __thread sg_flush_here sg__flush_here __attribute__((tls_model("initial-exec")));
 void sg__graph_unlock_freeing(sg_graph *g); /* the graveyard is not empty */
 static inline void sg__graph_lock(sg_graph *g) { sg__lock(&g->lock); }
 static inline void sg__graph_unlock(sg_graph *g) {

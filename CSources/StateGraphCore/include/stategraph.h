@@ -321,6 +321,9 @@ int sg_computed_new(sg_graph *graph, const sg_node_info *info,
  *   sg_batch_end() then returns SG_ECYCLE and sg_last_cycle() names the
  *   effects of the loop in the order they ran ("a (f.c:1) -> b (f.c:2) ->
  *   a (f.c:1) ..."). They stay stale until the next change reaches them.
+ *   Every run counts: owners run ahead of a child effect, and effects
+ *   re-run by the writes of destroy callbacks (caused by the run that
+ *   destroyed the node), are laps like any other.
  * Errors: as sg_computed_new (*out untouched); and, the exception to
  * "out-parameters are written only on success", two with *out set, since
  * the effect exists all the same and must be destroyed: SG_ECALLBACK when
