@@ -153,7 +153,7 @@ void sg__unpin(sg_node *n) {
   sg__graph_unlock(g);
 }
 
-__thread sg_flush_here sg__flush_here;
+__thread sg_here sg__here;
 
 /* sg__graph_unlock when nodes were buried under the lock: they are freed,
  * and their destroy callbacks run, once it is let go. */
@@ -164,8 +164,10 @@ void sg__graph_unlock_freeing(sg_graph *g) {
   while (dead) {
     sg_node *next = dead->next_dead;
     if (dead->destroy) {
-      uint32_t *cause = sg__flush_here.cause;
-      if (cause && dead->run_flush == sg__flush_here.id) {
+      sg_frame *f = sg__here.frame ? *sg__here.frame : NULL;
+      if (f) f->untracked++;
+      uint32_t *cause = sg__here.cause;
+      if (cause && dead->run_flush == sg__here.flush_id) {
         uint32_t was = *cause;
         *cause = dead->run_entry;
         dead->destroy(dead->context);
@@ -173,6 +175,7 @@ void sg__graph_unlock_freeing(sg_graph *g) {
       } else {
         dead->destroy(dead->context);
       }
+      if (f) f->untracked--;
     }
     if (G_UNLIKELY(dead->renamed)) sg__names_free(dead);
     else sg__name_free(dead->name);

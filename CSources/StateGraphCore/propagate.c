@@ -186,6 +186,14 @@ static void wait_a_slice(sg_graph *g) {
     until.tv_sec++;
     until.tv_nsec -= 1000000000;
   }
+  /* A wait lets go of the lock like an unlock: what this thread buried is
+   * freed first, here, not by whichever thread unlocks next (inside its
+   * own computation). The caller tries again, as after any wake-up. */
+  if (G_UNLIKELY(g->graveyard != NULL)) {
+    sg__graph_unlock(g);
+    sg__graph_lock(g);
+    return;
+  }
   g->waiters++;
   sg__cond_wait(&g->released, &g->lock, &until);
   g->waiters--;

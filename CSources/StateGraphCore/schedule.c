@@ -244,7 +244,8 @@ int sg__flush(sg_thread *t) {
   t->flush_id = id ? id : __atomic_add_fetch(&last_flush_id, 1, __ATOMIC_RELAXED);
   t->flush_seq = 0;
   t->flush_dropped = 0;
-  sg__flush_here = (sg_flush_here){t->flush_id, &t->flush_cause};
+  sg__here.flush_id = t->flush_id;
+  sg__here.cause = &t->flush_cause;
   for (uint32_t ran = 0, dropped = 0;;) {
     ran = run_entries(t, ran, &rc);
     if (dropped == ran) break;
@@ -252,7 +253,7 @@ int sg__flush(sg_thread *t) {
     dropped = t->flush_dropped = ran;
   }
   t->flush_cause = SG_NO_CAUSE;
-  sg__flush_here = (sg_flush_here){0, NULL};
+  sg__here.cause = NULL;
   t->queue.len = 0;
   t->flushing = false;
   return rc;

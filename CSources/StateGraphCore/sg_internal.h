@@ -469,15 +469,19 @@ static inline void sg__cond_wait(pthread_cond_t *c, pthread_mutex_t *m,
  * sg__graph_unlock, everywhere: letting go always frees the nodes buried
  * while it was held (their destroy callbacks run then, with no lock held),
  * so no way out of the lock leaves the graveyard behind. */
-/* The flush running on this thread, if any (schedule.c sets it; graph.c
- * cannot see the thread): a destroy callback's writes are charged to the
- * entry whose run destroyed the node (its run_entry, when its run_flush is
- * this flush), so a loop through destroy callbacks is counted. */
-typedef struct sg_flush_here {
-  uint32_t id;
+/* What graph.c, which cannot see the thread, needs of it to run destroy
+ * callbacks: the flush running here, if any (schedule.c sets it), so that a
+ * callback's writes are charged to the entry whose run destroyed the node
+ * (its run_entry, when its run_flush is this flush) and a loop through
+ * destroy callbacks is counted; and the thread's frame (tracking.c sets it),
+ * made untracked while a callback runs: a callback's reads are nobody's
+ * dependencies, whichever computation happens to run on the thread. */
+typedef struct sg_here {
+  uint32_t flush_id;
   uint32_t *cause; /* the thread's flush_cause; NULL when not flushing */
-} sg_flush_here;
-extern __thread sg_flush_here sg__flush_here __attribute__((tls_model("initial-exec")));
+  sg_frame **frame; /* the thread's frame slot; NULL before it has one */
+} sg_here;
+extern __thread sg_here sg__here __attribute__((tls_model("initial-exec")));
 void sg__graph_unlock_freeing(sg_graph *g); /* the graveyard is not empty */
 static inline void sg__graph_lock(sg_graph *g) { sg__lock(&g->lock); }
 static inline void sg__graph_unlock(sg_graph *g) {

@@ -111,8 +111,9 @@
  *   verifying it at that moment, holding it in a pending effect queue (a
  *   batch not yet ended; at the latest when that thread exits), in the
  *   middle of a checked call on it, or taking a snapshot that includes it.
- *   It runs with no lock held and may call any function here. It is not
- *   called when creation fails.
+ *   It runs with no lock held and may call any function here. Its reads
+ *   are nobody's dependencies, even when it runs in the middle of a
+ *   computation on that thread. It is not called when creation fails.
  *
  * ERRORS
  *
