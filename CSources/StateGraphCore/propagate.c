@@ -229,14 +229,23 @@ static __attribute__((noinline)) void finish_release(sg_node *n) {
   n->on_release = 0;
   if ((work & SG_RELEASE_UNLINK) && !n->sources_unlinked) sg__unlink_sources(n);
   if (work & SG_RELEASE_CHILDREN) {
+    sg_thread *self = sg__thread();
+    /* In an open batch the queue waits for the batch's end, which is no
+     * business of the write that reached the children: hand them over to
+     * run when this operation ends (their references go along). */
+    bool batched = self->batch_depth && !self->flushing;
     sg_node *child = n->deferred_children;
     n->deferred_children = NULL;
     while (child) {
       sg_node *next = child->next_deferred;
       child->next_deferred = NULL;
       child->deferred = false;
-      sg__enqueue(child); /* skips a destroyed one */
-      sg__unref(child);
+      if (batched) {
+        SG_VEC_PUSH(self->handoff, child);
+      } else {
+        sg__enqueue(child); /* skips a destroyed one */
+        sg__unref(child);
+      }
       child = next;
     }
   }

@@ -259,6 +259,27 @@ int sg__flush(sg_thread *t) {
   return rc;
 }
 
+/* Runs the child effects handed over to this thread in an open batch (see
+ * sg_thread.handoff) once no callback runs here: each at once, if its
+ * owners are up to date and free, as a write deferred it to them and not
+ * to the batch; otherwise it joins the batch's queue, where the flush runs
+ * its owners first. Writes they make wait for the batch, as any here. */
+void sg__run_handoff(sg_thread *t) {
+  if (t->frame || t->flushing) return;
+  while (t->handoff.len) {
+    sg_node *e = t->handoff.at[--t->handoff.len];
+    sg_graph *g = e->graph;
+    sg__graph_lock(g);
+    bool owners_ready = true;
+    for (sg_node *p = e->parent; p; p = p->parent)
+      if (!p->destroyed && (p->owner || !sg__fresh(p))) owners_ready = false;
+    if (!owners_ready) sg__enqueue(e); /* skips a destroyed one */
+    else if (!e->destroyed && !e->owner && !sg__fresh(e)) (void)sg__refresh(t, e);
+    sg__unref(e);
+    sg__graph_unlock(g);
+  }
+}
+
 #ifdef SG_SCHEDULING_POINTS
 /* Tests: steps this thread took along chains of causes (Tests/Support). */
 uint64_t sg__cause_steps(void) { return sg__thread()->cause_steps; }

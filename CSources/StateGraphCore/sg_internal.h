@@ -290,6 +290,10 @@ struct sg_thread {
   GString *last_cycle;
   void *binding_slot;
   sg_trace *trace;   /* the recording while this thread traces, else NULL */
+  /* Child effects deferred by another thread's flush and released here
+   * while this thread's batch is open: they run as its current operation
+   * ends, not at the batch's end (schedule.c). Each holds a reference. */
+  sg_node_vec handoff;
 };
 
 struct sg_walk_entry {
@@ -405,7 +409,9 @@ int sg__flush(sg_thread *t);
 /* Runs this thread's pending effects when its outermost operation ends. The
  * test is inline: almost every call (each read inside a callback) stops
  * here, and the call would cost more than the test. */
+void sg__run_handoff(sg_thread *t);
 static inline int sg__flush_if_outermost(sg_thread *t) {
+  if (G_UNLIKELY(t->handoff.len != 0)) sg__run_handoff(t);
   if (t->batch_depth || t->frame || t->flushing || t->queue.len == 0) return SG_OK;
   return sg__flush(t);
 }

@@ -51,6 +51,13 @@ static void thread_free(gpointer data) {
     sg__unref(e);
     sg__graph_unlock(e->graph);
   }
+  for (uint32_t i = 0; i < t->handoff.len; i++) { /* exit inside a callback */
+    sg_node *e = t->handoff.at[i];
+    sg__graph_lock(e->graph);
+    sg__unref(e);
+    sg__graph_unlock(e->graph);
+  }
+  g_free(t->handoff.at);
   g_free(t->queue.at);
   g_free(t->walk.at);
   sg__stacks_free(t);

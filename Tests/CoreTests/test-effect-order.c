@@ -585,3 +585,68 @@ TEST(effect_order_loop_detection_walks_back_to_the_previous_run_only) {
   for (int i = 0; i <= WIDE; i++) CHECK_EQ(sg_node_destroy(wide_s[i]), SG_OK);
   GRAPH_FREE(g);
 }
+
+/* --------------------------- a deferred child and its owner's open batch */
+
+/* Thread 2 opens a batch and creates owner P there, whose first run makes
+ * child C (reading s) and pauses. This thread writes s: C is stale and its
+ * owner runs on thread 2, so C is deferred to P. When P's run ends, C runs
+ * on thread 2 before sg_effect_new returns, not when its batch ends (which
+ * might be never: the thread could exit with it open). */
+static struct {
+  sg_graph *g;
+  sg_node *s, *p, *c;
+  sem_t made, go;
+  _Atomic int c_runs;
+  int c_runs_before_batch_end;
+} handed;
+
+static int handed_child(sg_node *n, void *x) {
+  (void)n, (void)x;
+  handed.c_runs++;
+  return sg_read(handed.s);
+}
+
+static int handed_owner(sg_node *n, void *x) {
+  (void)n, (void)x;
+  if (!handed.c) {
+    CHECK_EQ(sg_effect_new(handed.g, &(sg_node_info){.name = "C"}, handed_child, NULL, NULL,
+                           &handed.c), SG_OK);
+    sem_post(&handed.made);
+    sem_wait(&handed.go);
+  }
+  return SG_OK;
+}
+
+static void *handed_batch_thread(void *arg) {
+  (void)arg;
+  sg_batch_begin();
+  CHECK_EQ(sg_effect_new(handed.g, &(sg_node_info){.name = "P"}, handed_owner, NULL, NULL,
+                         &handed.p), SG_OK);
+  handed.c_runs_before_batch_end = handed.c_runs;
+  CHECK_EQ(sg_batch_end(), SG_OK);
+  return NULL;
+}
+
+TEST(threads_deferred_child_runs_when_its_owner_lets_go_in_an_open_batch) {
+  memset(&handed, 0, sizeof handed);
+  sem_init(&handed.made, 0, 0);
+  sem_init(&handed.go, 0, 0);
+  handed.g = sg_graph_new();
+  CHECK_EQ(sg_stored_new(handed.g, &(sg_node_info){.name = "s"}, &handed.s), SG_OK);
+  pthread_t t2 = spawn_thread(handed_batch_thread, NULL, 0);
+  sem_wait(&handed.made);
+  CHECK_EQ(handed.c_runs, 1); /* its first run */
+  CHECK_EQ(sg_changed(handed.s), SG_OK);
+  CHECK_EQ(handed.c_runs, 1); /* deferred to P, running on thread 2 */
+  sem_post(&handed.go);
+  pthread_join(t2, NULL);
+  CHECK_EQ(handed.c_runs_before_batch_end, 2);
+  CHECK_EQ(handed.c_runs, 2);
+  CHECK_EQ(sg_node_destroy(handed.c), SG_OK);
+  CHECK_EQ(sg_node_destroy(handed.p), SG_OK);
+  CHECK_EQ(sg_node_destroy(handed.s), SG_OK);
+  GRAPH_FREE(handed.g);
+  sem_destroy(&handed.made);
+  sem_destroy(&handed.go);
+}

@@ -310,7 +310,8 @@ int sg_computed_new(sg_graph *graph, const sg_node_info *info,
  *   that makes it drop them; those it keeps run after it, once.
  *   This holds whichever thread runs the owner: while the owner's callback
  *   runs on another thread, a write here does not run its child effects at
- *   once (nor waits); the owner's thread runs them after that run ends.
+ *   once (nor waits); the owner's thread runs them after that run ends,
+ *   as the operation it is in returns, even inside a batch of its own.
  * - A write made by an effect's own run (on its thread) does not run it
  *   again; every other observer sees the write.
  * - A cascade settles: when effects write what other effects read without
