@@ -133,9 +133,19 @@ static uint32_t run_owner_ahead(sg_thread *t, sg_node *p, uint32_t cause, uint32
   count_laps(t, k, p);
   if (t->queue.at[k].laps_before >= SG_EFFECT_LOOP_LIMIT) return k;
   t->flush_cause = k;
-  (void)sg__refresh(t, p); /* a failed run stays DIRTY; nothing to report to */
+  /* a failed run stays DIRTY; nothing to report to */
+  if (sg__refresh(t, p) < 0) t->queue.at[k].failed = true;
   t->flush_cause = child;
   return k;
+}
+
+/* Whether owner p's last run in this flush failed: it is not run again
+ * ahead of its other children (each would try it once more), which run as
+ * after a failed run. A write that reaches it queues a run of its own. */
+static bool failed_in_this_flush(const sg_thread *t, const sg_node *p) {
+  uint32_t k = p->run_entry;
+  return p->run_flush == t->flush_id && k < t->queue.len && t->queue.at[k].node == p &&
+         t->queue.at[k].failed;
 }
 
 /* Brings entry i's effect up to date, its owners first: an effect created
@@ -159,14 +169,15 @@ static uint32_t update_effect(sg_thread *t, uint32_t i) {
       defer_until_released(e, elsewhere);
       return SG_NO_CAUSE;
     }
-    if (!outermost) break;
+    if (!outermost || failed_in_this_flush(t, outermost)) break;
     cause = run_owner_ahead(t, outermost, cause, i);
     if (t->queue.at[cause].laps_before >= SG_EFFECT_LOOP_LIMIT) return cause;
     if (!sg__fresh(outermost)) break; /* its run failed: do not go round */
   }
   if (e->destroyed || e->owner || sg__fresh(e)) return SG_NO_CAUSE;
   if (t->queue.at[i].laps_before >= SG_EFFECT_LOOP_LIMIT) return i;
-  (void)sg__refresh(t, e); /* a failed run stays DIRTY; nothing to report to */
+  /* a failed run stays DIRTY; nothing to report to */
+  if (G_UNLIKELY(sg__refresh(t, e) < 0)) t->queue.at[i].failed = true;
   return SG_NO_CAUSE;
 }
 

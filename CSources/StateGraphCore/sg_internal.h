@@ -134,7 +134,8 @@ typedef struct sg_queued {
    * before on its chain of causes. Zero as queued: a first run stores none. */
   uint32_t seq, prev1;
   uint16_t laps_before;
-  bool ahead; /* an owner run for a child's entry: already run */
+  bool ahead;  /* an owner run for a child's entry: already run */
+  bool failed; /* its run failed (the node stays stale) */
 } sg_queued;
 #define SG_NO_CAUSE UINT32_MAX
 

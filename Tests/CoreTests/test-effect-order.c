@@ -650,3 +650,52 @@ TEST(threads_deferred_child_runs_when_its_owner_lets_go_in_an_open_batch) {
   sem_destroy(&handed.made);
   sem_destroy(&handed.go);
 }
+
+/* An owner whose run fails stays stale; each of its queued children would
+ * run it ahead once more. It is tried once per flush: the children run as
+ * after a failed run, and the owner's next write-driven run tries again. */
+#define BROOD 150
+static struct {
+  sg_graph *g;
+  sg_node *s, *owner, *kids[BROOD];
+  int owner_runs, kid_runs;
+  bool fail;
+} brood;
+
+static int brood_kid(sg_node *n, void *x) {
+  (void)n, (void)x;
+  brood.kid_runs++;
+  return sg_read(brood.s);
+}
+
+static int brood_owner(sg_node *n, void *x) {
+  (void)n, (void)x;
+  brood.owner_runs++;
+  CHECK_EQ(sg_read(brood.s), SG_OK);
+  if (!brood.kids[0])
+    for (int k = 0; k < BROOD; k++)
+      CHECK_EQ(sg_effect_new(brood.g, &(sg_node_info){.name = "kid"}, brood_kid, NULL, NULL,
+                             &brood.kids[k]), SG_OK);
+  return brood.fail ? SG_ECALLBACK : SG_OK;
+}
+
+TEST(effect_order_failed_owner_is_tried_once_for_all_its_children) {
+  memset(&brood, 0, sizeof brood);
+  brood.g = sg_graph_new();
+  CHECK_EQ(sg_stored_new(brood.g, &(sg_node_info){.name = "s"}, &brood.s), SG_OK);
+  CHECK_EQ(sg_effect_new(brood.g, &(sg_node_info){.name = "owner"}, brood_owner, NULL, NULL,
+                         &brood.owner), SG_OK);
+  brood.fail = true;
+  brood.owner_runs = brood.kid_runs = 0;
+  sg_changed(brood.s);
+  CHECK_EQ(brood.owner_runs, 1);
+  CHECK_EQ(brood.kid_runs, BROOD);
+  brood.fail = false;
+  CHECK_EQ(sg_changed(brood.s), SG_OK); /* tried again: a new write */
+  CHECK_EQ(brood.owner_runs, 2);
+  CHECK_EQ(brood.kid_runs, 2 * BROOD);
+  for (int k = 0; k < BROOD; k++) CHECK_EQ(sg_node_destroy(brood.kids[k]), SG_OK);
+  CHECK_EQ(sg_node_destroy(brood.owner), SG_OK);
+  CHECK_EQ(sg_node_destroy(brood.s), SG_OK);
+  GRAPH_FREE(brood.g);
+}
