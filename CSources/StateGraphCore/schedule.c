@@ -48,6 +48,14 @@ static uint32_t last_flush_id;
  * count_laps); out of line: only an effect's second run in a flush gets
  * here. Chains and earlier entries are compared in the order they ran, as
  * a child's owner runs get entries at the back of the queue. */
+/* When entry x ran, as a key that orders entries: queue order, but an owner
+ * run ahead of a child's entry ran with it, after it and before the next
+ * one (its index orders it among the child's other owner runs). A cause
+ * always ran before what it queued. */
+static inline uint64_t run_order(const sg_queued *q, uint32_t x) {
+  return q[x].ahead ? ((uint64_t)q[x].child << 32 | x) : (uint64_t)x << 32;
+}
+
 static __attribute__((noinline)) void count_laps_walk(sg_thread *t, uint32_t i, uint32_t p) {
   sg_queued *q = t->queue.at;
   for (uint32_t j = q[i].cause; j != SG_NO_CAUSE;) {
@@ -58,7 +66,7 @@ static __attribute__((noinline)) void count_laps_walk(sg_thread *t, uint32_t i, 
       q[i].laps_before = q[p].laps_before == UINT16_MAX ? UINT16_MAX : q[p].laps_before + 1;
       return;
     }
-    if (q[j].seq > q[p].seq) j = q[j].cause;
+    if (run_order(q, j) > run_order(q, p)) j = q[j].cause;
     else if (q[p].prev1) p = q[p].prev1 - 1;
     else return;
   }
@@ -75,7 +83,6 @@ static inline void count_laps(sg_thread *t, uint32_t i, sg_node *n) {
   bool again = n->run_flush == t->flush_id && p < t->queue.len && q[p].node == n;
   n->run_flush = t->flush_id;
   n->run_entry = i;
-  q[i].seq = t->flush_seq++;
   if (G_UNLIKELY(again)) {
     q[i].prev1 = p + 1;
     count_laps_walk(t, i, p);
@@ -90,7 +97,7 @@ static void describe_loop(sg_thread *t, uint32_t i) {
   GPtrArray *members = g_ptr_array_new();
   g_ptr_array_add(members, e);
   for (uint32_t j = t->queue.at[i].cause; j != SG_NO_CAUSE; j = t->queue.at[j].cause) {
-    while (stop != SG_NO_CAUSE && t->queue.at[stop].seq > t->queue.at[j].seq)
+    while (stop != SG_NO_CAUSE && run_order(t->queue.at, stop) > run_order(t->queue.at, j))
       stop = t->queue.at[stop].prev1 - 1;
     /* an entry let go of may name freed memory: not labelled */
     g_ptr_array_add(members, j < t->flush_dropped ? NULL : t->queue.at[j].node);
@@ -126,7 +133,7 @@ static void defer_until_released(sg_node *e, sg_node *owner) {
  * through these entries. Its writes are charged to that entry. Answers the
  * entry. */
 static uint32_t run_owner_ahead(sg_thread *t, sg_node *p, uint32_t cause, uint32_t child) {
-  sg_queued entry = {.node = p, .cause = cause, .ahead = true};
+  sg_queued entry = {.node = p, .cause = cause, .child = child, .ahead = true};
   sg__ref(p);
   SG_VEC_PUSH(t->queue, entry);
   uint32_t k = t->queue.len - 1;
@@ -199,10 +206,7 @@ static uint32_t run_entries(sg_thread *t, uint32_t from, int *rc) {
     }
     t->flush_cause = i; /* writes from here on were caused by this entry */
     if (e->queued_by == t) e->queued_by = NULL;
-    if (e->destroyed) { /* never runs; its fields name the run that destroyed it */
-      t->queue.at[i].seq = t->flush_seq++;
-      continue;
-    }
+    if (e->destroyed) continue; /* never runs; its fields name the run that destroyed it */
     count_laps(t, i, e);
     if (e->kind != SG_EFFECT) {
       notify_watcher(t, e);
@@ -253,7 +257,6 @@ int sg__flush(sg_thread *t) {
   t->flushing = true;
   uint32_t id = __atomic_add_fetch(&last_flush_id, 1, __ATOMIC_RELAXED);
   t->flush_id = id ? id : __atomic_add_fetch(&last_flush_id, 1, __ATOMIC_RELAXED);
-  t->flush_seq = 0;
   t->flush_dropped = 0;
   sg__here.flush_id = t->flush_id;
   sg__here.cause = &t->flush_cause;

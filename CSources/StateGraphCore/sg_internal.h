@@ -128,11 +128,12 @@ typedef SG_VEC(sg_node *) sg_node_vec;
 typedef struct sg_queued {
   sg_node *node;
   uint32_t cause;
-  /* Set when the entry is run (schedule.c): its place in the order entries
-   * ran (a cause always ran before what it queued); this node's entry run
-   * before it in this flush, plus one (0: none); and how often the node ran
-   * before on its chain of causes. Zero as queued: a first run stores none. */
-  uint32_t seq, prev1;
+  /* Set when the entry is run (schedule.c): this node's entry run before it
+   * in this flush, plus one (0: none), and how often the node ran before on
+   * its chain of causes. Zero as queued: a first run stores neither. Entries
+   * run in queue order, but for `ahead` ones, run while their child's entry
+   * (`child`) was: see run_order. */
+  uint32_t child, prev1;
   uint16_t laps_before;
   bool ahead;  /* an owner run for a child's entry: already run */
   bool failed; /* its run failed (the node stays stale) */
@@ -271,7 +272,7 @@ struct sg_thread {
   int batch_depth;
   bool flushing;
   uint32_t flush_cause; /* the queue entry being run, while flushing */
-  uint32_t flush_id, flush_seq; /* this flush's id; entries run so far */
+  uint32_t flush_id; /* this flush's id (process-wide) */
   uint32_t flush_dropped; /* entries below it have let go of their node */
 #ifdef SG_SCHEDULING_POINTS
   uint64_t cause_steps; /* steps taken along chains of causes (tests) */
