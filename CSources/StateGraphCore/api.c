@@ -115,6 +115,9 @@ int sg_node_destroy(sg_node *n) {
   sg_trace *trace = t->trace;
   int span = -1;
   sg__graph_lock(g);
+  /* The graveyard is empty whenever the lock is taken (every unlock and
+   * every wait frees it first), so the visitor wait below lets go of the
+   * lock with nothing of ours left unfreed. */
   rc = G_UNLIKELY(n->visits != NULL) ? sg__wait_for_visitors(t, n) : SG_OK;
   if (rc == SG_OK && n->destroyed) rc = SG_ESTALE; /* lost a race with another destroy */
   if (rc == SG_OK) {

@@ -153,6 +153,8 @@ void sg__unpin(sg_node *n) {
   sg__graph_unlock(g);
 }
 
+__thread sg_here sg__here;
+
 /* sg__graph_unlock when nodes were buried under the lock: they are freed,
  * and their destroy callbacks run, once it is let go. */
 void sg__graph_unlock_freeing(sg_graph *g) {
@@ -161,7 +163,20 @@ void sg__graph_unlock_freeing(sg_graph *g) {
   pthread_mutex_unlock(&g->lock);
   while (dead) {
     sg_node *next = dead->next_dead;
-    if (dead->destroy) dead->destroy(dead->context);
+    if (dead->destroy) {
+      sg_frame *f = sg__here.frame ? *sg__here.frame : NULL;
+      if (f) f->untracked++;
+      uint32_t *cause = sg__here.cause;
+      if (cause && dead->run_flush == sg__here.flush_id) {
+        uint32_t was = *cause;
+        *cause = dead->run_entry;
+        dead->destroy(dead->context);
+        *cause = was;
+      } else {
+        dead->destroy(dead->context);
+      }
+      if (f) f->untracked--;
+    }
     if (G_UNLIKELY(dead->renamed)) sg__names_free(dead);
     else sg__name_free(dead->name);
     sg__node_free(dead); /* the handle is stale from here on */

@@ -119,7 +119,7 @@ void sg__enqueue(sg_node *n) {
     sg__ref(n);
   }
   n->queue_index = t->queue.len;
-  sg_queued entry = {n, t->flushing ? t->flush_cause : SG_NO_CAUSE};
+  sg_queued entry = {.node = n, .cause = t->flushing ? t->flush_cause : SG_NO_CAUSE};
   SG_VEC_PUSH(t->queue, entry);
 }
 
@@ -146,6 +146,14 @@ void sg__destroy_locked(sg_node *n) {
   g->live--;
   sg__live_remove(n);
   sg_thread *self = sg__thread();
+  /* Its destroy callback's writes are caused by the run that destroyed it
+   * (a loop through destroy callbacks counts its laps, schedule.c). Never
+   * run again, it has no use for these fields otherwise; outside a flush
+   * they name its own last run, if anything. */
+  if (self->flushing) {
+    n->run_flush = self->flush_id;
+    n->run_entry = self->flush_cause;
+  }
   for (sg_link *l = n->dependents_head, *next; l; l = next) {
     next = l->next_dependent;
     if (read_in_running_frame(self, l)) sg__link_free(g, l); /* only this thread walks it */
@@ -177,6 +185,14 @@ static void wait_a_slice(sg_graph *g) {
   if (until.tv_nsec >= 1000000000) {
     until.tv_sec++;
     until.tv_nsec -= 1000000000;
+  }
+  /* A wait lets go of the lock like an unlock: what this thread buried is
+   * freed first, here, not by whichever thread unlocks next (inside its
+   * own computation). The caller tries again, as after any wake-up. */
+  if (G_UNLIKELY(g->graveyard != NULL)) {
+    sg__graph_unlock(g);
+    sg__graph_lock(g);
+    return;
   }
   g->waiters++;
   sg__cond_wait(&g->released, &g->lock, &until);
@@ -213,14 +229,23 @@ static __attribute__((noinline)) void finish_release(sg_node *n) {
   n->on_release = 0;
   if ((work & SG_RELEASE_UNLINK) && !n->sources_unlinked) sg__unlink_sources(n);
   if (work & SG_RELEASE_CHILDREN) {
+    sg_thread *self = sg__thread();
+    /* In an open batch the queue waits for the batch's end, which is no
+     * business of the write that reached the children: hand them over to
+     * run when this operation ends (their references go along). */
+    bool batched = self->batch_depth && !self->flushing;
     sg_node *child = n->deferred_children;
     n->deferred_children = NULL;
     while (child) {
       sg_node *next = child->next_deferred;
       child->next_deferred = NULL;
       child->deferred = false;
-      sg__enqueue(child); /* skips a destroyed one */
-      sg__unref(child);
+      if (batched) {
+        SG_VEC_PUSH(self->handoff, child);
+      } else {
+        sg__enqueue(child); /* skips a destroyed one */
+        sg__unref(child);
+      }
       child = next;
     }
   }

@@ -128,6 +128,15 @@ typedef SG_VEC(sg_node *) sg_node_vec;
 typedef struct sg_queued {
   sg_node *node;
   uint32_t cause;
+  /* Set when the entry is run (schedule.c): this node's entry run before it
+   * in this flush, plus one (0: none), and how often the node ran before on
+   * its chain of causes. Zero as queued: a first run stores neither. Entries
+   * run in queue order, but for `ahead` ones, run while their child's entry
+   * (`child`) was: see run_order. */
+  uint32_t child, prev1;
+  uint16_t laps_before;
+  bool ahead;  /* an owner run for a child's entry: already run */
+  bool failed; /* its run failed (the node stays stale) */
 } sg_queued;
 #define SG_NO_CAUSE UINT32_MAX
 
@@ -206,13 +215,16 @@ struct sg_node {
   sg_node *deferred_children, *next_deferred;
   uint32_t queue_index; /* its entry in queued_by's queue */
   bool deferred; /* in an owner's deferred_children */
+  bool renamed; /* n->name replaced an earlier one (names.c) */
   sg_callback watcher;
   uint64_t armed_version; /* version when armed */
   sg_destroy destroy;
   char *name; /* see names.c */
   const char *file; /* interned: lives as long as the process */
   int line;
-  bool renamed; /* n->name replaced an earlier one (names.c) */
+  /* The flush (a process-wide id) that last ran a queue entry of it, and
+   * that entry: where counting its laps stops (schedule.c). */
+  uint32_t run_flush, run_entry;
   /* Only while a traced thread marks: the index of this node's MARK event,
    * the parent of the events of the nodes it marks (trace.c). */
   uint32_t trace_mark;
@@ -260,6 +272,11 @@ struct sg_thread {
   int batch_depth;
   bool flushing;
   uint32_t flush_cause; /* the queue entry being run, while flushing */
+  uint32_t flush_id; /* this flush's id (process-wide) */
+  uint32_t flush_dropped; /* entries below it have let go of their node */
+#ifdef SG_SCHEDULING_POINTS
+  uint64_t cause_steps; /* steps taken along chains of causes (tests) */
+#endif
   int untracked_outside; /* untracked sections opened with no frame */
   SG_VEC(sg_queued) queue; /* pending effects (each holds a ref) */
   /* Refresh stack, reused; also the nodes this thread owns (claims), in
@@ -275,6 +292,10 @@ struct sg_thread {
   GString *last_cycle;
   void *binding_slot;
   sg_trace *trace;   /* the recording while this thread traces, else NULL */
+  /* Child effects deferred by another thread's flush and released here
+   * while this thread's batch is open: they run as its current operation
+   * ends, not at the batch's end (schedule.c). Each holds a reference. */
+  sg_node_vec handoff;
 };
 
 struct sg_walk_entry {
@@ -390,7 +411,9 @@ int sg__flush(sg_thread *t);
 /* Runs this thread's pending effects when its outermost operation ends. The
  * test is inline: almost every call (each read inside a callback) stops
  * here, and the call would cost more than the test. */
+void sg__run_handoff(sg_thread *t);
 static inline int sg__flush_if_outermost(sg_thread *t) {
+  if (G_UNLIKELY(t->handoff.len != 0)) sg__run_handoff(t);
   if (t->batch_depth || t->frame || t->flushing || t->queue.len == 0) return SG_OK;
   return sg__flush(t);
 }
@@ -454,6 +477,19 @@ static inline void sg__cond_wait(pthread_cond_t *c, pthread_mutex_t *m,
  * sg__graph_unlock, everywhere: letting go always frees the nodes buried
  * while it was held (their destroy callbacks run then, with no lock held),
  * so no way out of the lock leaves the graveyard behind. */
+/* What graph.c, which cannot see the thread, needs of it to run destroy
+ * callbacks: the flush running here, if any (schedule.c sets it), so that a
+ * callback's writes are charged to the entry whose run destroyed the node
+ * (its run_entry, when its run_flush is this flush) and a loop through
+ * destroy callbacks is counted; and the thread's frame (tracking.c sets it),
+ * made untracked while a callback runs: a callback's reads are nobody's
+ * dependencies, whichever computation happens to run on the thread. */
+typedef struct sg_here {
+  uint32_t flush_id;
+  uint32_t *cause; /* the thread's flush_cause; NULL when not flushing */
+  sg_frame **frame; /* the thread's frame slot; NULL before it has one */
+} sg_here;
+extern __thread sg_here sg__here __attribute__((tls_model("initial-exec")));
 void sg__graph_unlock_freeing(sg_graph *g); /* the graveyard is not empty */
 static inline void sg__graph_lock(sg_graph *g) { sg__lock(&g->lock); }
 static inline void sg__graph_unlock(sg_graph *g) {

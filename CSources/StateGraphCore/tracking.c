@@ -38,7 +38,10 @@ static void thread_free(gpointer data) {
   void *binding = t->binding_slot;
   t->binding_slot = NULL;
   if (binding && destroy) destroy(binding); /* while t is still this thread's */
-  if (sg__current == t) sg__current = NULL;
+  if (sg__current == t) {
+    sg__current = NULL;
+    sg__here.frame = NULL;
+  }
   sg__trace_thread_exit(t);
   for (uint32_t i = 0; i < t->queue.len; i++) {
     sg_node *e = t->queue.at[i].node;
@@ -48,6 +51,13 @@ static void thread_free(gpointer data) {
     sg__unref(e);
     sg__graph_unlock(e->graph);
   }
+  for (uint32_t i = 0; i < t->handoff.len; i++) { /* exit inside a callback */
+    sg_node *e = t->handoff.at[i];
+    sg__graph_lock(e->graph);
+    sg__unref(e);
+    sg__graph_unlock(e->graph);
+  }
+  g_free(t->handoff.at);
   g_free(t->queue.at);
   g_free(t->walk.at);
   sg__stacks_free(t);
@@ -63,6 +73,7 @@ sg_thread *sg__thread_new(void) {
   t->last_cycle = g_string_new("");
   g_private_set(&cleanup, t);
   sg__current = t;
+  sg__here.frame = &t->frame;
   return t;
 }
 

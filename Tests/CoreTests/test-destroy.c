@@ -267,3 +267,48 @@ TEST(destroy_held_node_stays_addressable) {
   DESTROY(&s);
   GRAPH_FREE(g);
 }
+
+/* A destroy callback runs when the node's memory goes, which may be in the
+ * middle of a computation on that thread (here, the one that destroyed the
+ * node). Its reads are no dependency of that computation: writing what the
+ * callback read does not make the computation stale. */
+static cell quiet_z;
+static int quiet_callback_read;
+
+static void read_z_on_destroy(void *context) {
+  (void)context;
+  quiet_callback_read = sg_read(quiet_z.node) == SG_OK;
+}
+
+static int formula_destroys_victim(cell *self) {
+  int v = IN(self, 0);
+  cell *victim = self->in[1];
+  if (victim->node) {
+    CHECK_EQ(sg_node_destroy(victim->node), SG_OK);
+    victim->node = NULL;
+  }
+  return v;
+}
+
+TEST(destroy_callback_reads_are_no_dependency_of_the_running_compute) {
+  sg_graph *g = sg_graph_new();
+  cell x, victim, c;
+  STORED(&x, g, "x", 1);
+  STORED(&quiet_z, g, "z", 2);
+  memset(&victim, 0, sizeof victim);
+  victim.formula = formula_copy;
+  victim.in[0] = &x;
+  CHECK_EQ(sg_computed_new(g, &(sg_node_info){.name = "victim"}, cell_compute, &victim,
+                           read_z_on_destroy, &victim.node), SG_OK);
+  COMPUTED(&c, g, "c", formula_destroys_victim, &x, &victim);
+  CHECK_EQ(READ(&c), 1);
+  CHECK(quiet_callback_read); /* the callback ran, inside c's run, and read z */
+  CHECK_EQ(c.runs, 1);
+  SET(&quiet_z, 3);
+  CHECK_EQ(READ(&c), 1);
+  CHECK_EQ(c.runs, 1); /* z is not c's source */
+  DESTROY(&c);
+  DESTROY(&quiet_z);
+  DESTROY(&x);
+  GRAPH_FREE(g);
+}

@@ -4,6 +4,7 @@
  * handler's own write, and loops ended with SG_ECYCLE instead of a hang.
  */
 #include "harness.h"
+#include "sg_testing.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -420,4 +421,281 @@ TEST(threads_first_flushes_of_many_threads_are_no_loop) {
   DESTROY(&watcher);
   DESTROY(&a);
   GRAPH_FREE(g);
+}
+
+/* ------------------------------------ loops the lap count must still see */
+
+/* Runs past this many mean the loop was never ended: the effects stop
+ * writing, so a failing test ends instead of hanging. */
+#define RUNAWAY 3000
+
+/* Two nested owners in a loop, reached through a child: outer reads x and
+ * writes y, its child inner reads y and writes x, and inner's child leaf
+ * reads z. A batch writing x and z runs the owners ahead of leaf's entry:
+ * those runs must count as laps like any other. */
+static struct {
+  sg_graph *g;
+  sg_node *x, *y, *z, *outer, *inner, *leaf;
+  int outer_runs, inner_runs;
+} nest;
+
+static int nest_leaf(sg_node *n, void *c) {
+  (void)n, (void)c;
+  return sg_read(nest.z);
+}
+
+static int nest_inner(sg_node *n, void *c) {
+  (void)n, (void)c;
+  CHECK_EQ(sg_read(nest.y), SG_OK);
+  if (!nest.leaf)
+    CHECK_EQ(sg_effect_new(nest.g, &(sg_node_info){.name = "leaf"}, nest_leaf, NULL, NULL,
+                           &nest.leaf), SG_OK);
+  else if (++nest.inner_runs < RUNAWAY)
+    sg_changed(nest.x);
+  return SG_OK;
+}
+
+static int nest_outer(sg_node *n, void *c) {
+  (void)n, (void)c;
+  CHECK_EQ(sg_read(nest.x), SG_OK);
+  if (!nest.inner)
+    CHECK_EQ(sg_effect_new(nest.g, &(sg_node_info){.name = "inner"}, nest_inner, NULL, NULL,
+                           &nest.inner), SG_OK);
+  else if (++nest.outer_runs < RUNAWAY)
+    sg_changed(nest.y);
+  return SG_OK;
+}
+
+TEST(effect_order_nested_owners_writing_each_other_end_with_a_cycle) {
+  memset(&nest, 0, sizeof nest);
+  nest.g = sg_graph_new();
+  CHECK_EQ(sg_stored_new(nest.g, &(sg_node_info){.name = "x"}, &nest.x), SG_OK);
+  CHECK_EQ(sg_stored_new(nest.g, &(sg_node_info){.name = "y"}, &nest.y), SG_OK);
+  CHECK_EQ(sg_stored_new(nest.g, &(sg_node_info){.name = "z"}, &nest.z), SG_OK);
+  CHECK_EQ(sg_effect_new(nest.g, &(sg_node_info){.name = "outer"}, nest_outer, NULL, NULL,
+                         &nest.outer), SG_OK);
+  CHECK(nest.leaf != NULL);
+  sg_batch_begin();
+  CHECK_EQ(sg_changed(nest.x), SG_OK);
+  CHECK_EQ(sg_changed(nest.z), SG_OK);
+  CHECK_EQ(sg_batch_end(), SG_ECYCLE);
+  CHECK(nest.outer_runs <= 102 && nest.inner_runs <= 102);
+  CHECK(strstr(sg_last_cycle(), "outer") != NULL);
+  CHECK(strstr(sg_last_cycle(), "inner") != NULL);
+  CHECK(strstr(sg_last_cycle(), "leaf") == NULL); /* the loop, not who reached it */
+  CHECK_EQ(sg_node_destroy(nest.leaf), SG_OK);
+  CHECK_EQ(sg_node_destroy(nest.inner), SG_OK);
+  CHECK_EQ(sg_node_destroy(nest.outer), SG_OK);
+  CHECK_EQ(sg_node_destroy(nest.x), SG_OK);
+  CHECK_EQ(sg_node_destroy(nest.y), SG_OK);
+  CHECK_EQ(sg_node_destroy(nest.z), SG_OK);
+  GRAPH_FREE(nest.g);
+}
+
+/* A loop through destroy callbacks: maker reads s, destroys the child its
+ * last run made and makes a new one, whose destroy callback writes s. The
+ * callbacks run as the flush lets go of queue entries; their writes must
+ * continue the chain of causes, so the loop ends after its laps. */
+static struct {
+  sg_graph *g;
+  sg_node *s, *maker, *child;
+  int maker_runs;
+} churn;
+
+static void churn_child_gone(void *c) {
+  (void)c;
+  sg_changed(churn.s);
+}
+
+static int churn_child(sg_node *n, void *c) {
+  (void)n, (void)c;
+  return sg_read(churn.s);
+}
+
+static int churn_maker(sg_node *n, void *c) {
+  (void)n, (void)c;
+  CHECK_EQ(sg_read(churn.s), SG_OK);
+  if (++churn.maker_runs > RUNAWAY) return SG_OK;
+  if (churn.child) CHECK_EQ(sg_node_destroy(churn.child), SG_OK);
+  CHECK_EQ(sg_effect_new(churn.g, &(sg_node_info){.name = "child"}, churn_child, NULL,
+                         churn_child_gone, &churn.child), SG_OK);
+  return SG_OK;
+}
+
+TEST(effect_order_loop_through_destroy_callbacks_ends_with_a_cycle) {
+  memset(&churn, 0, sizeof churn);
+  churn.g = sg_graph_new();
+  CHECK_EQ(sg_stored_new(churn.g, &(sg_node_info){.name = "s"}, &churn.s), SG_OK);
+  CHECK_EQ(sg_effect_new(churn.g, &(sg_node_info){.name = "maker"}, churn_maker, NULL, NULL,
+                         &churn.maker), SG_OK);
+  churn.maker_runs = 0;
+  CHECK_EQ(sg_changed(churn.s), SG_ECYCLE);
+  CHECK(churn.maker_runs <= 2 * 102);
+  CHECK(strstr(sg_last_cycle(), "maker") != NULL);
+  CHECK_EQ(sg_node_destroy(churn.maker), SG_OK);
+  churn.maker_runs = RUNAWAY + 1; /* the last child's callback: no new child */
+  CHECK_EQ(sg_node_destroy(churn.child), SG_OK);
+  CHECK_EQ(sg_node_destroy(churn.s), SG_OK);
+  GRAPH_FREE(churn.g);
+}
+
+/* Loop detection costs no walk for an effect's first run in a flush, and
+ * for a later one a walk back to its previous run only: a cascade of many
+ * effects is linear, and a ring of R effects looping 100 laps takes about
+ * R steps per run, not a walk of the whole chain each time. */
+#define WIDE 20000
+#define RING 50
+static sg_node *wide_s[WIDE + 1];
+
+static int wide_stage(sg_node *n, void *c) {
+  (void)n;
+  intptr_t i = (intptr_t)c;
+  CHECK_EQ(sg_read(wide_s[i]), SG_OK);
+  sg_changed(wide_s[i + 1]);
+  return SG_OK;
+}
+
+static int ring_stage(sg_node *n, void *c) {
+  (void)n;
+  intptr_t i = (intptr_t)c;
+  CHECK_EQ(sg_read(wide_s[i]), SG_OK);
+  sg_changed(wide_s[(i + 1) % RING]);
+  return SG_OK;
+}
+
+TEST(effect_order_loop_detection_walks_back_to_the_previous_run_only) {
+  sg_graph *g = sg_graph_new();
+  static sg_node *stage[WIDE];
+  for (int i = 0; i <= WIDE; i++) CHECK_EQ(sg_stored_new(g, NULL, &wide_s[i]), SG_OK);
+  for (intptr_t i = 0; i < WIDE; i++)
+    CHECK_EQ(sg_effect_new(g, NULL, wide_stage, (void *)i, NULL, &stage[i]), SG_OK);
+  uint64_t before = sg__cause_steps();
+  CHECK_EQ(sg_changed(wide_s[0]), SG_OK);
+  CHECK(sg__cause_steps() - before <= WIDE); /* a walk per entry: WIDE^2 / 2 */
+  for (int i = 0; i < WIDE; i++) CHECK_EQ(sg_node_destroy(stage[i]), SG_OK);
+
+  for (intptr_t i = 0; i < RING; i++) {
+    sg_effect_new(g, NULL, ring_stage, (void *)i, NULL, &stage[i]);
+  }
+  before = sg__cause_steps();
+  CHECK_EQ(sg_changed(wide_s[0]), SG_ECYCLE);
+  /* about 100 laps of RING runs, each walking back RING steps */
+  CHECK(sg__cause_steps() - before <= (uint64_t)102 * RING * (RING + 1));
+  for (int i = 0; i < RING; i++) CHECK_EQ(sg_node_destroy(stage[i]), SG_OK);
+  for (int i = 0; i <= WIDE; i++) CHECK_EQ(sg_node_destroy(wide_s[i]), SG_OK);
+  GRAPH_FREE(g);
+}
+
+/* --------------------------- a deferred child and its owner's open batch */
+
+/* Thread 2 opens a batch and creates owner P there, whose first run makes
+ * child C (reading s) and pauses. This thread writes s: C is stale and its
+ * owner runs on thread 2, so C is deferred to P. When P's run ends, C runs
+ * on thread 2 before sg_effect_new returns, not when its batch ends (which
+ * might be never: the thread could exit with it open). */
+static struct {
+  sg_graph *g;
+  sg_node *s, *p, *c;
+  sem_t made, go;
+  _Atomic int c_runs;
+  int c_runs_before_batch_end;
+} handed;
+
+static int handed_child(sg_node *n, void *x) {
+  (void)n, (void)x;
+  handed.c_runs++;
+  return sg_read(handed.s);
+}
+
+static int handed_owner(sg_node *n, void *x) {
+  (void)n, (void)x;
+  if (!handed.c) {
+    CHECK_EQ(sg_effect_new(handed.g, &(sg_node_info){.name = "C"}, handed_child, NULL, NULL,
+                           &handed.c), SG_OK);
+    sem_post(&handed.made);
+    sem_wait(&handed.go);
+  }
+  return SG_OK;
+}
+
+static void *handed_batch_thread(void *arg) {
+  (void)arg;
+  sg_batch_begin();
+  CHECK_EQ(sg_effect_new(handed.g, &(sg_node_info){.name = "P"}, handed_owner, NULL, NULL,
+                         &handed.p), SG_OK);
+  handed.c_runs_before_batch_end = handed.c_runs;
+  CHECK_EQ(sg_batch_end(), SG_OK);
+  return NULL;
+}
+
+TEST(threads_deferred_child_runs_when_its_owner_lets_go_in_an_open_batch) {
+  memset(&handed, 0, sizeof handed);
+  sem_init(&handed.made, 0, 0);
+  sem_init(&handed.go, 0, 0);
+  handed.g = sg_graph_new();
+  CHECK_EQ(sg_stored_new(handed.g, &(sg_node_info){.name = "s"}, &handed.s), SG_OK);
+  pthread_t t2 = spawn_thread(handed_batch_thread, NULL, 0);
+  sem_wait(&handed.made);
+  CHECK_EQ(handed.c_runs, 1); /* its first run */
+  CHECK_EQ(sg_changed(handed.s), SG_OK);
+  CHECK_EQ(handed.c_runs, 1); /* deferred to P, running on thread 2 */
+  sem_post(&handed.go);
+  pthread_join(t2, NULL);
+  CHECK_EQ(handed.c_runs_before_batch_end, 2);
+  CHECK_EQ(handed.c_runs, 2);
+  CHECK_EQ(sg_node_destroy(handed.c), SG_OK);
+  CHECK_EQ(sg_node_destroy(handed.p), SG_OK);
+  CHECK_EQ(sg_node_destroy(handed.s), SG_OK);
+  GRAPH_FREE(handed.g);
+  sem_destroy(&handed.made);
+  sem_destroy(&handed.go);
+}
+
+/* An owner whose run fails stays stale; each of its queued children would
+ * run it ahead once more. It is tried once per flush: the children run as
+ * after a failed run, and the owner's next write-driven run tries again. */
+#define BROOD 150
+static struct {
+  sg_graph *g;
+  sg_node *s, *owner, *kids[BROOD];
+  int owner_runs, kid_runs;
+  bool fail;
+} brood;
+
+static int brood_kid(sg_node *n, void *x) {
+  (void)n, (void)x;
+  brood.kid_runs++;
+  return sg_read(brood.s);
+}
+
+static int brood_owner(sg_node *n, void *x) {
+  (void)n, (void)x;
+  brood.owner_runs++;
+  CHECK_EQ(sg_read(brood.s), SG_OK);
+  if (!brood.kids[0])
+    for (int k = 0; k < BROOD; k++)
+      CHECK_EQ(sg_effect_new(brood.g, &(sg_node_info){.name = "kid"}, brood_kid, NULL, NULL,
+                             &brood.kids[k]), SG_OK);
+  return brood.fail ? SG_ECALLBACK : SG_OK;
+}
+
+TEST(effect_order_failed_owner_is_tried_once_for_all_its_children) {
+  memset(&brood, 0, sizeof brood);
+  brood.g = sg_graph_new();
+  CHECK_EQ(sg_stored_new(brood.g, &(sg_node_info){.name = "s"}, &brood.s), SG_OK);
+  CHECK_EQ(sg_effect_new(brood.g, &(sg_node_info){.name = "owner"}, brood_owner, NULL, NULL,
+                         &brood.owner), SG_OK);
+  brood.fail = true;
+  brood.owner_runs = brood.kid_runs = 0;
+  sg_changed(brood.s);
+  CHECK_EQ(brood.owner_runs, 1);
+  CHECK_EQ(brood.kid_runs, BROOD);
+  brood.fail = false;
+  CHECK_EQ(sg_changed(brood.s), SG_OK); /* tried again: a new write */
+  CHECK_EQ(brood.owner_runs, 2);
+  CHECK_EQ(brood.kid_runs, 2 * BROOD);
+  for (int k = 0; k < BROOD; k++) CHECK_EQ(sg_node_destroy(brood.kids[k]), SG_OK);
+  CHECK_EQ(sg_node_destroy(brood.owner), SG_OK);
+  CHECK_EQ(sg_node_destroy(brood.s), SG_OK);
+  GRAPH_FREE(brood.g);
 }

@@ -15,4 +15,10 @@
 typedef void (*sg__scheduling_hook)(const char *point, bool blocked);
 bool sg__set_scheduling_hook(sg__scheduling_hook hook);
 
+/* In a core built with -DSG_SCHEDULING_POINTS: how many steps this thread
+ * took along chains of causes while counting an effect's laps (the work
+ * loop detection costs). */
+#include <stdint.h>
+uint64_t sg__cause_steps(void);
+
 #endif

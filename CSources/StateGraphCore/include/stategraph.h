@@ -111,8 +111,9 @@
  *   verifying it at that moment, holding it in a pending effect queue (a
  *   batch not yet ended; at the latest when that thread exits), in the
  *   middle of a checked call on it, or taking a snapshot that includes it.
- *   It runs with no lock held and may call any function here. It is not
- *   called when creation fails.
+ *   It runs with no lock held and may call any function here. Its reads
+ *   are nobody's dependencies, even when it runs in the middle of a
+ *   computation on that thread. It is not called when creation fails.
  *
  * ERRORS
  *
@@ -309,7 +310,8 @@ int sg_computed_new(sg_graph *graph, const sg_node_info *info,
  *   that makes it drop them; those it keeps run after it, once.
  *   This holds whichever thread runs the owner: while the owner's callback
  *   runs on another thread, a write here does not run its child effects at
- *   once (nor waits); the owner's thread runs them after that run ends.
+ *   once (nor waits); the owner's thread runs them after that run ends,
+ *   as the operation it is in returns, even inside a batch of its own.
  * - A write made by an effect's own run (on its thread) does not run it
  *   again; every other observer sees the write.
  * - A cascade settles: when effects write what other effects read without
@@ -321,6 +323,9 @@ int sg_computed_new(sg_graph *graph, const sg_node_info *info,
  *   sg_batch_end() then returns SG_ECYCLE and sg_last_cycle() names the
  *   effects of the loop in the order they ran ("a (f.c:1) -> b (f.c:2) ->
  *   a (f.c:1) ..."). They stay stale until the next change reaches them.
+ *   Every run counts: owners run ahead of a child effect, and effects
+ *   re-run by the writes of destroy callbacks (caused by the run that
+ *   destroyed the node), are laps like any other.
  * Errors: as sg_computed_new (*out untouched); and, the exception to
  * "out-parameters are written only on success", two with *out set, since
  * the effect exists all the same and must be destroyed: SG_ECALLBACK when
