@@ -144,7 +144,9 @@ struct OpenWrites<Value> {
     }
   }
 
-  /// The outermost batch committed: its writes are ordinary history now.
+  /// The outermost batch committed: its writes are ordinary history now. Inlinable, for
+  /// `Stored.commitHook`, which runs it specialised.
+  @inlinable
   mutating func drop(_ transaction: ObjectIdentifier) {
     // Emptying keeps the buffer for the node's next batch.
     var kept = 0
@@ -152,9 +154,9 @@ struct OpenWrites<Value> {
       if kept != index { writes[kept] = writes[index] }
       kept += 1
     }
-    // Array's own method when nothing is kept (the usual case): this runs unspecialised
-    // (the commit reaches it through `Restorable`), where the collection algorithm
-    // looked up witness tables and metadata for every element removed.
+    // Array's own method when nothing is kept (the usual case): where this runs
+    // unspecialised (a computed node's commit, through `Restorable`), the collection
+    // algorithm looked up witness tables and metadata for every element removed.
     if kept == 0 {
       writes.removeAll(keepingCapacity: true)
     } else {

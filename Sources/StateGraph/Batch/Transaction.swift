@@ -27,6 +27,8 @@ final class Transaction {
   private struct Entry {
     let owner: any Restorable
     let node: OpaquePointer
+    /// The owner's commit, specialised for its value type; nil: `owner.batchDidCommit`.
+    let commit: ((ObjectIdentifier) -> Void)?
   }
 
   // Per thread, like ThreadState: no dynamic exclusivity checks.
@@ -56,10 +58,15 @@ final class Transaction {
   /// Call when the node logged its first open write of this transaction, on the batch's
   /// thread, with no lock held. The log holds the C node until it ends: a node destroyed
   /// meanwhile is then rolled back as stale, never one created at the same address.
+  /// `commit`, when given, does what `owner.batchDidCommit` would, but specialised: through
+  /// the existential the commit runs generic code, where every touch of the owner's
+  /// ``OpenWrites`` asks the runtime for type metadata.
   @usableFromInline
-  func record(_ owner: any Restorable, node: OpaquePointer) {
+  func record(
+    _ owner: any Restorable, node: OpaquePointer, commit: ((ObjectIdentifier) -> Void)? = nil
+  ) {
     sg_node_hold_unchecked(node)
-    entries.append(Entry(owner: owner, node: node))
+    entries.append(Entry(owner: owner, node: node, commit: commit))
   }
 
   /// Hands the log to the enclosing transaction: the nodes' open writes become its own.
@@ -115,7 +122,9 @@ final class Transaction {
 
   /// The outermost batch committed.
   func commit() {
-    for entry in entries { entry.owner.batchDidCommit(id) }
+    for entry in entries {
+      if let commit = entry.commit { commit(id) } else { entry.owner.batchDidCommit(id) }
+    }
   }
 
   /// Lets go of the logged nodes, keeping the storage for the next batch.

@@ -15,19 +15,39 @@ enum GraphCore {
     return count
   }
 
+  /// The node's `sg_node_info`, for `body` only (the core copies what it keeps).
   static func info<R>(
     name: String?, file: StaticString, line: UInt, _ body: (UnsafePointer<sg_node_info>) -> R
   ) -> R {
-    file.withUTF8Buffer { fileBytes in
-      // StaticString is not NUL-terminated in general: copy into a C string.
-      let fileName = String(decoding: fileBytes, as: UTF8.self)
-      return fileName.withCString { cFile in
-        (name ?? "").withCString { cName in
+    // A `#fileID` literal is stored NUL-terminated for the life of the process: passed as
+    // it is, it costs no String (an allocation per node beyond 15 bytes) and no copy.
+    if file.hasPointerRepresentation, file.utf8Start[file.utf8CodeUnitCount] == 0 {
+      return file.utf8Start.withMemoryRebound(
+        to: CChar.self, capacity: file.utf8CodeUnitCount + 1
+      ) { cFile in
+        withCName(name) { cName in
           var info = sg_node_info(name: cName, file: cFile, line: Int32(clamping: line))
           return body(&info)
         }
       }
     }
+    return file.withUTF8Buffer { fileBytes in
+      // Not NUL-terminated (a one-scalar StaticString): copy into a C string.
+      String(decoding: fileBytes, as: UTF8.self).withCString { cFile in
+        withCName(name) { cName in
+          var info = sg_node_info(name: cName, file: cFile, line: Int32(clamping: line))
+          return body(&info)
+        }
+      }
+    }
+  }
+
+  /// `name` as a C string, or nil (the core's "no name") when there is none.
+  private static func withCName<R>(
+    _ name: String?, _ body: (UnsafePointer<CChar>?) -> R
+  ) -> R {
+    guard let name else { return body(nil) }
+    return name.withCString { body($0) }
   }
 
   /// Reads (and tracks) a node; a cycle or a broken invariant stops the

@@ -42,6 +42,11 @@ public final class Stored<Value> {
   @usableFromInline @exclusivity(unchecked) var unpublished = 0
   /// What rollbacks of batches still open put back. Guarded by `lock`.
   @usableFromInline @exclusivity(unchecked) var openWrites = OpenWrites<Value>()
+  /// `batchDidCommit`, made by the first change in a batch where `Value` is known (once
+  /// per node, so a batch allocates nothing in the steady state) and handed to the
+  /// transaction: it runs the commit specialised (see `Transaction.record`). Guarded by
+  /// `lock`.
+  @usableFromInline @exclusivity(unchecked) var commitHook: ((ObjectIdentifier) -> Void)?
   /// Made by the first read outside a computation, the only kind Observation
   /// tracks: until then no observer can know the node, so it costs no memory
   /// (a registrar is two allocations) and a change skips it (its
@@ -265,9 +270,26 @@ public final class Stored<Value> {
     let isFirst = openWrites.add(
       transaction.id, before: before, revisionWritten: revision,
       versionWritten: sg_node_version_unchecked(node))
+    let commit = isFirst ? madeCommitHook() : nil
     lock.unlock()
     // Observation hears of it when the outermost batch commits, or never.
-    if isFirst { transaction.record(self, node: node) }
+    if isFirst { transaction.record(self, node: node, commit: commit) }
+  }
+
+  /// The node's `commitHook`, made on first use. Under `lock`. Unowned: the transaction
+  /// that calls it holds the node.
+  @inlinable
+  func madeCommitHook() -> (ObjectIdentifier) -> Void {
+    if let commitHook { return commitHook }
+    let made: (ObjectIdentifier) -> Void = { [unowned(unsafe) self] transaction in
+      let registrar = self.lock.withLock {
+        self.openWrites.drop(transaction)
+        return self.observation
+      }
+      registrar?.didChange()
+    }
+    commitHook = made
+    return made
   }
 
   /// Tells the core and Observation about a change made outside a batch; out of line,
@@ -342,8 +364,8 @@ extension Stored: Restorable {
 }
 
 /// Safe to share between threads when the value is: `value`, `revision`, `lastRevision`,
-/// `unpublished`, `openWrites` and `observation` are read and written only under `lock`;
-/// the other stored properties are immutable after `init`; the C node is the core's,
-/// which guards it with the graph lock. A value read on one thread and written on another
+/// `unpublished`, `openWrites`, `commitHook` and `observation` are read and written only
+/// under `lock`; the other stored properties are immutable after `init`; the C node is the
+/// core's, which guards it with the graph lock. A value read on one thread and written on another
 /// is handed over whole under the lock, so it must itself be `Sendable`.
 extension Stored: @unchecked Sendable where Value: Sendable {}

@@ -25,5 +25,6 @@ final class NodeObservation: Sendable {
   func didSet() { registrar.valueDidSet() }
 
   /// Both at once, for a change already stored (a committed batch).
+  @usableFromInline
   func didChange() { registrar.valueDidChange() }
 }
