@@ -65,7 +65,13 @@ struct ObserverOrderTests {
     await subscription.settled()
     #expect(runs.value == 2)
     #expect(count.wrappedValue == 11)
-    #expect(peerSaw.values == [1, 11])
+    if delivery == .synchronous {
+      #expect(peerSaw.values == [1, 11])
+    } else {
+      // The peer's re-run reads the state as it is when it starts: before the group's
+      // re-run wrote 11 (then it runs again for that write) or after.
+      #expect(peerSaw.values == [1, 11] || peerSaw.values == [1, 10, 11])
+    }
     _ = subscription
   }
 
