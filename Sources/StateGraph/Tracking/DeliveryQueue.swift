@@ -86,7 +86,7 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
       drain()
       return
     }
-    pending.append((element, cause))
+    append(element, cause)
     queuedCount += 1
     if isRunning {
       lock.unlock()
@@ -173,18 +173,35 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
         for waiter in waiters { waiter.resume() }
         return
       }
-      let batch = pending
-      pending = []
-      queuedCount = 0
+      runQueued()
+    }
+  }
+
+  // The buffer is used out of line, in the two functions below: a function
+  // that touches it looks up the element tuple's metadata on entry, so
+  // `submit` and `drain` would pay for it on every delivery, queued or not.
+
+  /// Queues `element`; `lock` is held.
+  @inline(never)
+  private func append(_ element: Element, _ cause: DeliveryCause) {
+    pending.append((element, cause))
+  }
+
+  /// Takes the buffer (`lock` is held on entry and released here) and runs
+  /// its elements in order.
+  @inline(never)
+  private func runQueued() {
+    let batch = pending
+    pending = []
+    queuedCount = 0
+    lock.unlock()
+    let state = ThreadState.current
+    for (element, cause) in batch {
+      lock.lock()  // the cancel check right before the run
+      let isCancelled = isCancelled
       lock.unlock()
-      let state = ThreadState.current
-      for (element, cause) in batch {
-        lock.lock()  // the cancel check right before the run
-        let isCancelled = isCancelled
-        lock.unlock()
-        if isCancelled { break }
-        cause.run(in: state) { run(element) }
-      }
+      if isCancelled { break }
+      cause.run(in: state) { run(element) }
     }
   }
 
