@@ -9,22 +9,23 @@ final class DeliveryCause: Sendable {
   /// bound for effects within one write (`SG_EFFECT_RUN_LIMIT`).
   static let limit = 100
 
-  /// The handler that runs, as the loop message names it.
-  let label: String
+  /// The handler that runs, as the loop message names it: formatted only for
+  /// that message, so a registration keeps no string for it.
+  let label: @Sendable () -> String
   let previous: DeliveryCause?
   let depth: Int
   /// The root whose handler this run is (nil: this is that root).
   private let origin: ObjectIdentifier?
 
   /// A root: the run of `label` that a write outside any handler causes.
-  init(root label: String) {
+  init(root label: @escaping @Sendable () -> String) {
     self.label = label
     previous = nil
     depth = 0
     origin = nil
   }
 
-  private init(_ label: String, after previous: DeliveryCause, origin: DeliveryCause) {
+  private init(_ label: @escaping @Sendable () -> String, after previous: DeliveryCause, origin: DeliveryCause) {
     self.label = label
     self.previous = previous
     depth = previous.depth + 1
@@ -43,7 +44,12 @@ final class DeliveryCause: Sendable {
   /// of this run's operation), or else by another thread's write that
   /// arrived meanwhile: a root, not a link of a chain.
   func next(runsInsideItsObserver: Bool = false) -> DeliveryCause {
-    guard let state = ThreadState.existing, var running = state.cause else { return self }
+    next(in: ThreadState.existing, runsInsideItsObserver: runsInsideItsObserver)
+  }
+
+  /// ``next(runsInsideItsObserver:)`` with this thread's state already looked up.
+  func next(in state: ThreadState?, runsInsideItsObserver: Bool) -> DeliveryCause {
+    guard let state, var running = state.cause else { return self }
     if runsInsideItsObserver, (running.origin ?? ObjectIdentifier(running)) == ObjectIdentifier(self) {
       guard let ended = state.endedRun else { return self }
       running = ended
@@ -56,7 +62,11 @@ final class DeliveryCause: Sendable {
   /// Runs `body` as the run this cause describes: writes it makes cause
   /// further runs with this link as their `previous`.
   func run(_ body: () -> Void) {
-    let state = ThreadState.current
+    run(in: ThreadState.current, body)
+  }
+
+  /// ``run(_:)`` with this thread's state already looked up.
+  func run(in state: ThreadState, _ body: () -> Void) {
     let outer = state.cause
     state.cause = self
     state.endedRun = nil
@@ -68,11 +78,13 @@ final class DeliveryCause: Sendable {
   }
 
   private func reportLoop() -> Never {
-    var names = [label]
+    let name = label()
+    var names = [name]
     var link = previous
     while let current = link, names.count <= 8 {
-      names.append(current.label)
-      if current.label == label { break }  // back where the loop began
+      let currentName = current.label()
+      names.append(currentName)
+      if currentName == name { break }  // back where the loop began
       link = current.previous
     }
     fatalError(

@@ -9,6 +9,7 @@
 /// - `pending`: elements not yet taken, oldest first. Anyone appends; only
 ///   the runner takes, the whole buffer at once (so a run element is released
 ///   outside the lock), and runs its elements in order before taking again.
+/// - `queuedCount`: how many elements `pending` holds.
 /// - `isRunning`: one runner owns the queue. It is set by whoever starts
 ///   running: a submitter already on the handler's actor (inline, the common
 ///   case) or the drain task hopped to the actor. Only the runner clears it,
@@ -36,6 +37,10 @@
 final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   private let lock = ValueLock()
   @exclusivity(unchecked) private var pending: [(Element, DeliveryCause)] = []
+  /// Tested instead of `pending.isEmpty`: this class runs unspecialised, and
+  /// each use of the generic buffer asks the runtime for its metadata, which
+  /// costs more than the rest of a delivery that queues nothing.
+  @exclusivity(unchecked) private var queuedCount = 0
   @exclusivity(unchecked) private var isRunning = false
   @exclusivity(unchecked) private var isScheduled = false
   @exclusivity(unchecked) private var isCancelled = false
@@ -49,11 +54,12 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   /// Its runs are runs of its graph observer (see ``DeliveryCause/next(runsInsideItsObserver:)``).
   private let runsInsideItsObserver: Bool
 
-  /// `label` names the handler in the loop message: what registered it, and where.
+  /// `label` names the handler in the loop message: what registered it, and
+  /// where; it is formatted only if that message is shown.
   /// `runsInsideItsObserver`: each run is a run of the handler's effect (a tracking group).
   init(
-    _ delivery: Delivery, label: String, runsInsideItsObserver: Bool = false,
-    run: @escaping (Element) -> Void
+    _ delivery: Delivery, label: @autoclosure @escaping @Sendable () -> String,
+    runsInsideItsObserver: Bool = false, run: @escaping (Element) -> Void
   ) {
     self.delivery = delivery
     self.run = run
@@ -65,21 +71,23 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   /// (``Delivery/runsInline``) and nothing is queued before it; else queues
   /// it for the actor (or a task of its own).
   func submit(_ element: Element) {
-    let cause = root.next(runsInsideItsObserver: runsInsideItsObserver)
+    let state = ThreadState.current  // one lookup for the cause and its run
+    let cause = root.next(in: state, runsInsideItsObserver: runsInsideItsObserver)
     let isOnActor = delivery.runsInline
     lock.lock()  // no user code inside: flags and the buffer only
     if isCancelled {
       lock.unlock()
       return
     }
-    if isOnActor, !isRunning, pending.isEmpty {
+    if isOnActor, !isRunning, queuedCount == 0 {
       isRunning = true
       lock.unlock()
-      cause.run { run(element) }
+      cause.run(in: state) { run(element) }
       drain()
       return
     }
-    pending.append((element, cause))
+    append(element, cause)
+    queuedCount += 1
     if isRunning {
       lock.unlock()
       return
@@ -113,19 +121,20 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   }
 
   private func run(_ body: () -> Void) -> Bool {
-    let cause = root.next(runsInsideItsObserver: runsInsideItsObserver)
+    let state = ThreadState.current
+    let cause = root.next(in: state, runsInsideItsObserver: runsInsideItsObserver)
     lock.lock()  // flags only
     if isCancelled {
       lock.unlock()
       return true
     }
-    if isRunning || !pending.isEmpty {
+    if isRunning || queuedCount != 0 {
       lock.unlock()
       return false
     }
     isRunning = true
     lock.unlock()
-    cause.run(body)
+    cause.run(in: state, body)
     drain()
     return true
   }
@@ -148,8 +157,12 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   private func drain() {
     while true {
       lock.lock()  // takes the buffer; the runs happen outside
-      if isCancelled || pending.isEmpty {
+      if isCancelled || queuedCount == 0 {
         isRunning = false
+        if idleWaiters.isEmpty, isScheduled || settleWaiters.isEmpty {  // the usual case
+          lock.unlock()
+          return
+        }
         var waiters = idleWaiters
         idleWaiters = []
         if !isScheduled {
@@ -160,16 +173,35 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
         for waiter in waiters { waiter.resume() }
         return
       }
-      let batch = pending
-      pending = []
+      runQueued()
+    }
+  }
+
+  // The buffer is used out of line, in the two functions below: a function
+  // that touches it looks up the element tuple's metadata on entry, so
+  // `submit` and `drain` would pay for it on every delivery, queued or not.
+
+  /// Queues `element`; `lock` is held.
+  @inline(never)
+  private func append(_ element: Element, _ cause: DeliveryCause) {
+    pending.append((element, cause))
+  }
+
+  /// Takes the buffer (`lock` is held on entry and released here) and runs
+  /// its elements in order.
+  @inline(never)
+  private func runQueued() {
+    let batch = pending
+    pending = []
+    queuedCount = 0
+    lock.unlock()
+    let state = ThreadState.current
+    for (element, cause) in batch {
+      lock.lock()  // the cancel check right before the run
+      let isCancelled = isCancelled
       lock.unlock()
-      for (element, cause) in batch {
-        lock.lock()  // the cancel check right before the run
-        let isCancelled = isCancelled
-        lock.unlock()
-        if isCancelled { break }
-        cause.run { run(element) }
-      }
+      if isCancelled { break }
+      cause.run(in: state) { run(element) }
     }
   }
 
@@ -178,6 +210,7 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
     isCancelled = true
     let dropped = pending
     pending = []
+    queuedCount = 0
     var settled: [CheckedContinuation<Void, Never>] = []
     if !isRunning, !isScheduled {
       settled = settleWaiters
@@ -206,12 +239,12 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   /// true when it had to wait for that.
   func settle() async -> Bool {
     lock.lock()  // a quick look first: most queues are idle
-    let isIdle = !isRunning && !isScheduled && (pending.isEmpty || isCancelled)
+    let isIdle = !isRunning && !isScheduled && (queuedCount == 0 || isCancelled)
     lock.unlock()
     if isIdle { return false }
     await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
       lock.lock()  // registers the waiter; the runner resumes it outside the lock
-      if !isRunning, !isScheduled, pending.isEmpty || isCancelled {
+      if !isRunning, !isScheduled, queuedCount == 0 || isCancelled {
         lock.unlock()
         waiter.resume()
         return

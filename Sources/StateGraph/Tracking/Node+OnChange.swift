@@ -28,7 +28,7 @@ extension GraphNode {
     isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID,
     line: UInt = #line, _ handler: @escaping (Value) -> Void
   ) {
-    registerOnChange(isolation, file, line, handler) { $0 }
+    registerOnChange(isolation, file, line, handler) { _ in true }
   }
 
   /// Like `onChange(isolation:file:line:_:)`, delivering only the values `filter`
@@ -50,32 +50,37 @@ extension GraphNode {
     file: StaticString = #fileID, line: UInt = #line, _ handler: @escaping (Value) -> Void
   ) {
     let state = FilterState(filter)
-    registerOnChange(isolation, file, line, handler) { state.send($0) }
+    registerOnChange(isolation, file, line, handler) { (value: inout Value) in
+      guard let passed = state.send(value) else { return false }
+      value = passed
+      return true
+    }
   }
 
-  /// Registers an effect that reads the node and hands what `pass` returns to
-  /// `handler` through a ``DeliveryQueue``. `pass` runs in the effect's runs,
-  /// which never overlap, untracked.
+  /// Registers an effect that reads the node and, when `pass` returns true,
+  /// hands the value (which `pass` may replace) to `handler` through a
+  /// ``DeliveryQueue``. `pass` runs in the effect's runs, which never overlap,
+  /// untracked. It answers with a flag rather than a `Value?`: this code runs
+  /// unspecialised, and an optional would look up its metadata on every run.
   func registerOnChange(
     _ isolation: (any Actor)?, _ file: StaticString, _ line: UInt,
-    _ handler: @escaping (Value) -> Void, pass: @escaping (Value) -> Value?
+    _ handler: @escaping (Value) -> Void, pass: @escaping (inout Value) -> Bool
   ) {
     let scope = TrackingScope.required("onChange")
     // Not Sendable, yet safe to call from the queue: it runs with
     // `isolation` only, one run at a time, in order (DeliveryQueue).
     nonisolated(unsafe) let handler = handler
     let name = "onChange(\(graphName))"
-    let deliveries = DeliveryQueue<Value>(Delivery(isolation), label: "\(name) (\(file):\(line))") {
-      handler($0)
-    }
+    let deliveries = DeliveryQueue<Value>(
+      Delivery(isolation), label: "\(name) (\(file):\(line))", run: handler)
     scope.add(deliveries)
     scope.add(
       GraphEffect(name: name, file: file, line: line) {
-        let value = self.wrappedValue
+        var value = self.wrappedValue
         sg_untracked_begin()  // the filter's and the delivery's reads are not the handler's
         defer { sg_untracked_end() }
-        guard let passed = pass(value) else { return }
-        deliveries.submit(passed)
+        guard pass(&value) else { return }
+        deliveries.submit(value)
       })
   }
 }
@@ -91,7 +96,7 @@ extension GraphNode where Value: Equatable {
     line: UInt = #line, _ handler: @escaping (Value) -> Void
   ) {
     let last = LastValue<Value>()
-    registerOnChange(isolation, file, line, handler) { last.update($0) ? $0 : nil }
+    registerOnChange(isolation, file, line, handler) { last.update($0) }
   }
 }
 
