@@ -19,15 +19,17 @@
 /// order for effects created inside an owner's effect run, but a restart
 /// creates its fresh effect in a task, outside any owner's run, so the core
 /// no longer knows the owner and may run the child's effect first on the
-/// writer's stack. There the child only retires and queues; what this type
-/// adds is that the queued restart, once on the actor, starts only when
-/// every owner up the chain has settled (``ownersHaveSettled``): no restart
-/// of theirs queued or running, and no change in progress that reaches
-/// their effect and has not yet been dealt with. An owner that the change
-/// reaches cancels its children in its effect's run, so the waiting child
-/// then finds its queue cancelled and never runs. Until then the child's
-/// drain task goes back to its actor a moment later; neither the writer nor
-/// an actor waits.
+/// writer's stack. There the child only retires, queues, and takes the
+/// ``WriteEnd`` of that write; what this type adds is that the queued
+/// restart, once on the actor, starts only when that write has returned (so
+/// the owner's effect, which the same write reaches and the same thread
+/// runs, has run or been found unchanged) and every owner up the chain has
+/// settled (``ownersHaveSettled``): no restart of theirs queued or running,
+/// and no later change that reaches their effect not yet dealt with. An
+/// owner that the change reaches cancels its children in its effect's run,
+/// so the waiting child then finds its queue cancelled and never runs.
+/// Until then the child's drain task goes back to its actor a moment later;
+/// neither the writer nor an actor waits.
 ///
 /// Body runs and restarts go through one ``DeliveryQueue``: in order, one at
 /// a time, none after `cancel`. The installed effect is replaced (and the
@@ -48,6 +50,8 @@ final class TrackingGroup: TrackingMember, @unchecked Sendable {
   private let lock = ValueLock()
   @exclusivity(unchecked) private var effect: GraphEffect?  // guarded by `lock`
   @exclusivity(unchecked) private var isCancelled = false  // guarded by `lock`
+  /// The write whose effects retired the last effect; the queued restart waits for it.
+  @exclusivity(unchecked) private var awaitedWrite: WriteEnd?  // guarded by `lock`
 
   /// `name`, `file` and `line` name the group's effect node and its runs.
   /// `owner`: the group whose run registers this one.
@@ -91,6 +95,10 @@ final class TrackingGroup: TrackingMember, @unchecked Sendable {
   /// "Owners first" above). Takes one owner's lock at a time, and the graph
   /// lock only inside an effect's own lock; runs no user code.
   private var ownersHaveSettled: Bool {
+    lock.lock()  // the awaited write only
+    let awaitedWrite = self.awaitedWrite
+    lock.unlock()
+    if let awaitedWrite, !awaitedWrite.isReleased { return false }
     var next = owner
     while let group = next {
       if !group.runs.isIdle { return false }
@@ -135,6 +143,12 @@ final class TrackingGroup: TrackingMember, @unchecked Sendable {
       if self.runs.runNow({ self.runBody() }) { return }
       isRetired = true
       self.children.cancel(permanently: false)  // stale: the next run makes its own
+      if self.owner != nil {
+        let end = WriteEnd.current()
+        self.lock.lock()  // the awaited write only
+        self.awaitedWrite = end
+        self.lock.unlock()
+      }
       self.runs.submit(())
     }
   }
