@@ -45,6 +45,97 @@ struct ObserverOrderTests {
     _ = subscription
   }
 
+  /// The inner group's scheduled re-run asked for by the same change starts
+  /// only once the outer group has dealt with that change (and here dropped
+  /// it). The outer group's cut-off check is held up until the inner group
+  /// has seen 0 or half a second has passed, so an inner re-run that starts
+  /// early is caught every time.
+  @Test func aScheduledInnerGroupWaitsUntilTheOuterGroupHasSeenTheChange() async {
+    for _ in 0..<3 {
+      let a = Stored(wrappedValue: 1)
+      let innerSawZero = DispatchSemaphore(value: 0)
+      let positive = Computed { _ in
+        let value = a.wrappedValue
+        if value == 0 { _ = innerSawZero.wait(timeout: .now() + .milliseconds(500)) }
+        return value > 0
+      }
+      let outerRuns = Counter()
+      let innerSaw = Recorder<Int>()
+      let subscription = withGraphTracking {
+        withGraphTrackingGroup {
+          outerRuns.tick()
+          if positive.wrappedValue {
+            withGraphTrackingGroup {
+              let value = a.wrappedValue
+              innerSaw.append(value)
+              if value == 0 { innerSawZero.signal() }
+            }
+          }
+        }
+      }
+      a.wrappedValue = 5  // the inner group re-runs alone
+      await subscription.settled()
+      #expect(innerSaw.values == [1, 5])
+
+      a.wrappedValue = 0  // reaches both; the outer one drops the inner
+      await subscription.settled()
+      #expect(outerRuns.value == 2)
+      #expect(innerSaw.values == [1, 5])
+      subscription.cancel()
+    }
+  }
+
+  /// The same with the outer group on an actor and the inner one on no
+  /// actor (tasks of its own): the order does not depend on a shared executor.
+  @Test func anInnerGroupOnAnotherExecutorWaitsUntilTheOuterGroupHasSeenTheChange() async {
+    for _ in 0..<3 {
+      let a = Stored(wrappedValue: 1)
+      let innerSawZero = DispatchSemaphore(value: 0)
+      let positive = Computed { _ in
+        let value = a.wrappedValue
+        if value == 0 { _ = innerSawZero.wait(timeout: .now() + .milliseconds(500)) }
+        return value > 0
+      }
+      let host = OuterGroupHost()
+      let innerSaw = Recorder<Int>()
+      let subscription = await host.start(a: a, positive: positive) { value in
+        innerSaw.append(value)
+        if value == 0 { innerSawZero.signal() }
+      }
+      a.wrappedValue = 5  // the inner group re-runs alone
+      await subscription.settled()
+      #expect(innerSaw.values == [1, 5])
+
+      a.wrappedValue = 0  // reaches both; the outer one drops the inner
+      await subscription.settled()
+      #expect(await host.runs == 2)
+      #expect(innerSaw.values == [1, 5])
+      subscription.cancel()
+    }
+  }
+
+  /// The scenario of the test above, many times, without holding anything up.
+  @Test func anInnerGroupDroppedByTheOuterOneNeverRunsAgain() async {
+    for _ in 0..<200 {
+      let a = Stored(wrappedValue: 1)
+      let positive = Computed { _ in a.wrappedValue > 0 }
+      let innerSaw = Recorder<Int>()
+      let subscription = withGraphTracking {
+        withGraphTrackingGroup {
+          if positive.wrappedValue {
+            withGraphTrackingGroup { innerSaw.append(a.wrappedValue) }
+          }
+        }
+      }
+      a.wrappedValue = 5
+      await subscription.settled()
+      a.wrappedValue = 0
+      await subscription.settled()
+      #expect(innerSaw.values == [1, 5])
+      subscription.cancel()
+    }
+  }
+
   @Test(arguments: [GraphDelivery.scheduled, .synchronous])
   func aGroupIsNotRerunByItsOwnWriteButItsPeersSeeIt(delivery: GraphDelivery) async {
     let count = Stored(wrappedValue: 0)
@@ -108,5 +199,25 @@ struct ObserverOrderTests {
     #expect(timedOut.value == 0)
     #expect(seen.values == [0, 1, 2])
     _ = subscription
+  }
+}
+
+/// An outer group on a custom actor whose inner group, created while
+/// `positive` holds, runs on no actor and hands `a` to `innerSaw`.
+private actor OuterGroupHost {
+  var runs = 0
+
+  func start(
+    a: Stored<Int>, positive: Computed<Bool>, innerSaw: @escaping @Sendable (Int) -> Void
+  ) -> StateGraphSubscription {
+    withGraphTracking {
+      withGraphTrackingGroup {
+        self.assertIsolated()
+        self.runs += 1
+        if positive.wrappedValue {
+          withGraphTrackingGroup({ innerSaw(a.wrappedValue) }, isolation: nil)
+        }
+      }
+    }
   }
 }

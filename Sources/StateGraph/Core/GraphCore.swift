@@ -65,6 +65,7 @@ enum GraphCore {
   @inlinable @inline(__always)
   static func wrote(_ status: Int32) {
     if status == SG_ECYCLE.rawValue { cycle() }
+    WriteEnd.writeReturned()
   }
 
   @usableFromInline

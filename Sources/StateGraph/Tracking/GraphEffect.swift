@@ -44,6 +44,19 @@ final class GraphEffect: TrackingMember, @unchecked Sendable {
     if !wasCancelled { sg_node_destroy(node) }
   }
 
+  /// Whether no change in progress has reached the effect without its run
+  /// (or the core's finding that it need not run) having happened yet: the
+  /// node is CLEAN in the core, or gone. Never blocks on a writer: the core
+  /// answers under its graph lock.
+  var isSettled: Bool {
+    lock.lock()  // keeps `cancel` from destroying the node during the look; no user code runs
+    defer { lock.unlock() }
+    if isCancelled { return true }
+    var description = sg_node_description()
+    guard sg_node_describe(node, &description) == 0 else { return true }
+    return description.state == SG_CLEAN
+  }
+
   /// A run of the effect itself is no handler run: the handlers it starts
   /// wait in their own ``DeliveryQueue``.
   func cancel(_ inProgress: inout [any TrackingMember]) { cancel() }

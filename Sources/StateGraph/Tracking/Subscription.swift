@@ -37,6 +37,10 @@ final class TrackingScope: TrackingMember, @unchecked Sendable {
   @exclusivity(unchecked) private var members: [any TrackingMember] = []
   @exclusivity(unchecked) private var isCancelled = false
 
+  /// The tracking group whose runs register here (its children), if any:
+  /// set once, by the group's init, before the scope is shared.
+  weak var group: TrackingGroup?
+
   init(delivery: GraphDelivery) { self.delivery = delivery }
 
   deinit { cancel() }
