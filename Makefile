@@ -220,10 +220,11 @@ FUZZ_LD   := $(shell command -v ld.lld >/dev/null 2>&1 && echo -fuse-ld=lld)
 FUZZ_ARGS  = -max_len=512 -timeout=10 -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/artifacts/
 SOAK_SECONDS ?= 60
 SOAK_THREADS ?= 4
-# CycleTests, WriteLoopTests: exit tests, whose child processes would inherit the preload.
+# StorageProcessTests, *IntoASecondProcess: they start a second test process, and
+# CycleTests, WriteLoopTests are exit tests: their child processes would inherit the preload.
 # Stress: the stress suites start thousands of threads, which crash LeakSanitizer's own
 # thread registry (they run under TSan in test-tsan).
-LEAK_SKIP := StorageProcessTests|TypedIdentifierCompileTimeTests|CycleTests|WriteLoopTests|Stress
+LEAK_SKIP := StorageProcessTests|IntoASecondProcess|TypedIdentifierCompileTimeTests|CycleTests|WriteLoopTests|Stress
 
 .PHONY: fuzz-deps fuzz test-fuzz soak test-leaks
 
