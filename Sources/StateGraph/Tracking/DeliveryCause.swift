@@ -5,8 +5,8 @@
 /// ``DeliveryCause/limit`` links the program stops and names the handlers,
 /// as the core stops C effects that loop within one write (SG_ECYCLE).
 final class DeliveryCause: Sendable {
-  /// Runs in a row, each caused by the previous one's writes: the core's
-  /// bound for effects within one write (`SG_EFFECT_RUN_LIMIT`).
+  /// Runs in a row, each caused by the previous one's writes: the same bound
+  /// as the core's laps of an effect loop within one write (`SG_EFFECT_LOOP_LIMIT`).
   static let limit = 100
 
   /// The handler that runs, as the loop message names it: formatted only for
