@@ -75,6 +75,8 @@ let package = Package(
         "StateGraphMacros",
         .product(name: "MacroTesting", package: "swift-macro-testing"),
       ]),
-    .testTarget(name: "StateGraphNormalizationTests", dependencies: ["StateGraphNormalization"]),
+    .testTarget(
+      name: "StateGraphNormalizationTests",
+      dependencies: ["StateGraphNormalization", "StateGraphTestSupport"]),
   ]
 )

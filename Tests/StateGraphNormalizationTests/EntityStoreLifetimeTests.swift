@@ -19,9 +19,9 @@ struct EntityStoreLifetimeTests {
       for slot in store.slots.values { tracker.track(slot) }
       tracker.track(store.countNode)
       tracker.track(store.membershipNode)
-      #expect(tracker.tracked == 4)  // one slot: "a"; "absent" and "b" have none
+      #expect(tracker.trackedCount == 4)  // one slot: "a"; "absent" and "b" have none
     }
-    #expect(tracker.alive == 0)
+    #expect(tracker.aliveCount == 0)
   }
 
   @Test func deletingOrReplacingReleasesTheOldEntity() {
@@ -32,16 +32,16 @@ struct EntityStoreLifetimeTests {
       store.add(tracker.track(Account("b", name: "B")))
       store.add(Account("c", name: "C"))
     }
-    #expect(tracker.alive == 2)
+    #expect(tracker.aliveCount == 2)
     store.delete("a")
-    #expect(tracker.alive == 1)
+    #expect(tracker.aliveCount == 1)
     store.update(Account("b", name: "B2"))
-    #expect(tracker.alive == 0)
+    #expect(tracker.aliveCount == 0)
     withGraphBatch {
       store.update(tracker.track(Account("c", name: "C2")))
       store.update(Account("c", name: "C3"))  // the batch's middle value is dropped too
     }
-    #expect(tracker.alive == 0)
+    #expect(tracker.aliveCount == 0)
     #expect(store.get(by: "c")?.name == "C3")
   }
 
@@ -70,7 +70,7 @@ struct EntityStoreLifetimeTests {
       store.posts.add(LeakFree.Post(id: "p3", authorId: alice.id, store: store))
       #expect(alice.postCount == 2)
     }
-    #expect(tracker.alive == 0)
+    #expect(tracker.aliveCount == 0)
   }
 
   /// Documents the note in `EntityStore`'s documentation: upstream's normalization guide writes
@@ -88,6 +88,6 @@ struct EntityStoreLifetimeTests {
       store.users.add(alice)
       #expect(alice.posts.isEmpty)
     }
-    #expect(tracker.alive == 2)
+    #expect(tracker.aliveCount == 2)
   }
 }

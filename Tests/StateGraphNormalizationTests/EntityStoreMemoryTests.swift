@@ -35,7 +35,7 @@ struct EntityStoreMemoryTests {
     }
     #expect(store.count == 0)
     #expect(Self.nodes(of: store) == 2)
-    #expect(tracker.alive == 0)
+    #expect(tracker.aliveCount == 0)
     #expect(store.stateLock.withLock { store.order.count } == 0)
     #expect(store.getAll().isEmpty)
   }
@@ -61,13 +61,13 @@ struct EntityStoreMemoryTests {
       // Plenty of calls while the readers live: nothing may go.
       for i in 0..<300 { _ = store.get(by: .init("elsewhere-\(i)")) }
       #expect(Self.nodes(of: store) == 1 + 200 + 2)  // "absent-7" now holds an entity
-      #expect(tracker.alive == 200)
+      #expect(tracker.aliveCount == 200)
     }
     // The readers are gone: well within max(32, slots / 2) calls, a sweep frees their
     // empty slots; "absent-7" keeps its entity.
     for i in 0..<150 { _ = store.get(by: .init("elsewhere-\(i)")) }
     #expect(Self.nodes(of: store) == 2 + 2)
-    #expect(tracker.alive == 1)
+    #expect(tracker.aliveCount == 1)
     #expect(store.get(by: "absent-7")?.title == "arrived")
   }
 
