@@ -1,5 +1,9 @@
 #if canImport(Combine)
   import Combine
+  // Combine's one type that graph code names (`var subscription: AnyCancellable?` after
+  // `import StateGraph` alone, as upstream's samples write it); the rest of Combine is
+  // imported where it is used.
+  @_exported import struct Combine.AnyCancellable
 #endif
 
 /// Something a ``TrackingScope`` owns and stops: an effect, a handler's
