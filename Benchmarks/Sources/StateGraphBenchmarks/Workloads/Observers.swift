@@ -8,37 +8,29 @@ import StateGraph
 func observerWorkloads(_ config: RunConfig) -> [SpeedWorkload] {
   let section = "Observers"
   let writes = 100
+  // Write i + 1 for the i-th op, one handler run each.
+  let oneRunPerWrite: (Int) -> Tally = { ops in
+    var t = Tally()
+    for i in 0..<ops { t.checksum &+= i + 1 }
+    t.effects = ops
+    return t
+  }
   return [
     SpeedWorkload(
       section: section, name: "onChange: 1 write → 1 delivery", op: "write, handler runs",
       verifyOps: 100,
       makeBaseline: { SingleWriteBaseline() }, makeGraph: { SingleWriteGraph() },
-      expected: { ops in
-        var t = Tally()
-        for i in 0..<ops { t.checksum &+= i + 1 }
-        t.effects = ops
-        return t
-      }),
+      expected: oneRunPerWrite),
     SpeedWorkload(
       section: section, name: "group, synchronous: 1 write → 1 re-run", op: "write, group re-runs",
       verifyOps: 100,
       makeBaseline: { SingleWriteBaseline() }, makeGraph: { GroupGraph(delivery: .synchronous) },
-      expected: { ops in
-        var t = Tally()
-        for i in 0..<ops { t.checksum &+= i + 1 }
-        t.effects = ops
-        return t
-      }),
+      expected: oneRunPerWrite),
     SpeedWorkload(
       section: section, name: "group, scheduled: 1 write → 1 re-run",
       op: "write, wait for the re-run (a task)", verifyOps: 100,
       makeBaseline: { SingleWriteBaseline() }, makeGraph: { GroupGraph(delivery: .scheduled) },
-      expected: { ops in
-        var t = Tally()
-        for i in 0..<ops { t.checksum &+= i + 1 }
-        t.effects = ops
-        return t
-      }),
+      expected: oneRunPerWrite),
     SpeedWorkload(
       section: section, name: "batch of \(writes) writes → 1 delivery",
       op: "batch: \(writes) writes, sum, handler", verifyOps: 100,
