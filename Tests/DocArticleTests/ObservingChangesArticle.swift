@@ -20,6 +20,38 @@ func logChanges(of model: StockModel) async {
   }
 }
 
+@MainActor
+final class InboxModel {
+  @GraphStored var unread: Int = 0
+  var badge = ""
+  var subscription: StateGraphSubscription?
+
+  func bind() {
+    subscription = withGraphTracking {
+      $unread.onChange { count in
+        self.badge = count == 0 ? "" : "\(count)"
+      }
+    }
+  }
+}
+
+final class WriteCount: @unchecked Sendable {  // `count` only under `lock`
+  private let lock = NSLock()
+  private var count = 0
+  var value: Int { lock.withLock { count } }
+  func add() { lock.withLock { count += 1 } }
+}
+
+func countWrites(to node: Stored<Int>) async -> Int {
+  let writes = WriteCount()
+  let subscription = withGraphTracking {
+    node.onChange { _ in writes.add() }
+  }
+  await Task.detached { for next in 1...100 { node.wrappedValue = next } }.value
+  subscription.cancel()
+  return writes.value
+}
+
 final class ProfileModel: GraphObject {
   @GraphStored var name: String = ""
   @GraphComputed var greeting: String
@@ -126,6 +158,20 @@ final class ProfileModel: GraphObject {
       withExtendedLifetime(badge) {}
     }
     #expect(lines == ["badge: 1", "badge: 2"])
+  }
+
+  @Test(.timeLimit(.minutes(1))) @MainActor func mainActorHandler() async {
+    let inbox = InboxModel()
+    inbox.bind()
+    #expect(inbox.badge == "")
+    let unread = inbox.$unread
+    await Task.detached { unread.wrappedValue = 3 }.value
+    await inbox.subscription?.settled()
+    #expect(inbox.badge == "3")
+  }
+
+  @Test(.timeLimit(.minutes(1))) func sendableCounter() async {
+    #expect(await countWrites(to: Stored(wrappedValue: 0)) == 101)
   }
 
   @Test func asyncSequence() async {

@@ -79,38 +79,117 @@ struct SendableCheckingTests {
       result.output.contains("non-Sendable type 'EntityStore<Shelf>'"), "\(result.output)")
   }
 
-  /// Handlers keep the isolation they were registered from, so in the Swift 6 mode they
-  /// may touch that actor's state, and a closure without isolation may capture state that
-  /// is not `Sendable` and that nothing else uses (its own runs never overlap; two
-  /// handlers' runs may): no `@Sendable` needed anywhere.
+  /// A handler takes the isolation of the code that registers it: on the main actor or in
+  /// an actor it may touch that actor's state with no annotation; outside any actor it is
+  /// `@Sendable`, and state it shares with other code must be (a lock-protected tally here).
   @Test(.timeLimit(.minutes(3)))
   func handlersCompileWithTheirRegistrationsIsolation() throws {
     let result = try typeCheck(
       Self.declarations + """
+        final class Ledger: @unchecked Sendable {  // lock-protected
+          private let lock = NSLock()
+          private var total = 0
+          func add(_ value: Int) { lock.withLock { total += value } }
+        }
         @MainActor final class Screen {
+          @GraphStored var count: Int = 0
           var label = ""
+          var history: [Int] = []
           var subscription: StateGraphSubscription?
-          let count = Stored(wrappedValue: 0)
           func bind() {
+            let tally = Tally()  // not Sendable, yet only the main actor touches it
             subscription = withGraphTracking {
-              count.onChange { self.label = "\\($0)" }
-              withGraphTrackingGroup { self.label = "\\(self.count.wrappedValue)" }
-              withGraphTrackingMap(from: self, map: { $0.count.wrappedValue }) { self.label = "\\($0)" }
+              $count.onChange { self.history.append($0); tally.count += 1 }
+              $count.onChange(filter: PassthroughFilter()) { self.label = "\\($0)" }
+              withGraphTrackingGroup { self.label = "\\(self.count)" }
+              withGraphTrackingMap({ self.count * 2 }) { self.history.append($0) }
+              withGraphTrackingMap(from: self, map: { $0.count }) { self.label = "\\($0)" }
             }
           }
         }
-        func unisolated(_ count: Stored<Int>) -> StateGraphSubscription {
-          let groupTally = Tally()
-          let mapTally = Tally()
-          return withGraphTracking {
-            withGraphTrackingGroup({ groupTally.count += count.wrappedValue }, isolation: nil)
-            withGraphTrackingMap({ count.wrappedValue * 2 }, filter: PassthroughFilter()) {
-              mapTally.count += $0
+        actor Totals {
+          let count = Stored(wrappedValue: 0)
+          var total = 0
+          var subscription: StateGraphSubscription?
+          func bind() {
+            subscription = withGraphTracking {
+              count.onChange { self.total += $0 }
+              withGraphTrackingGroup { self.total = self.count.wrappedValue }
+              withGraphTrackingMap({ self.count.wrappedValue }) { self.total -= $0 }
             }
           }
+        }
+        func count(node: Stored<Int>) async {
+          let calls = Ledger()
+          let subscription = withGraphTracking {
+            node.onChange { _ in calls.add(1) }
+            withGraphTrackingGroup { calls.add(node.wrappedValue) }
+            withGraphTrackingMap({ node.wrappedValue }) { calls.add($0) }
+          }
+          let writer = Task.detached { for i in 1...200_000 { node.wrappedValue = i } }
+          for _ in 0..<200_000 { calls.add(1) }
+          await writer.value
+          subscription.cancel()
         }
         """)
     #expect(result.status == 0, "\(result.output)")
+  }
+
+  /// Outside any actor, writers on any thread run a handler, so one that mutates a `var` of
+  /// the registering code would race with it (below, the writer's thread and the loop both
+  /// write `calls`): each form of handler is `@Sendable` there, and this does not compile.
+  @Test(
+    .timeLimit(.minutes(3)),
+    arguments: [
+      "node.onChange { _ in calls += 1 }",
+      "withGraphTrackingGroup { _ = node.wrappedValue; calls += 1 }",
+      "withGraphTrackingMap({ node.wrappedValue }) { _ in calls += 1 }",
+      "withGraphTrackingMap({ calls += 1; return node.wrappedValue }) { _ in }",
+    ])
+  func aHandlerOutsideAnyActorCannotMutateACapturedVar(registration: String) throws {
+    let result = try typeCheck(
+      Self.declarations + """
+        func count(node: Stored<Int>) async {
+          var calls = 0
+          let subscription = withGraphTracking {
+            \(registration)
+          }
+          let writer = Task.detached { for i in 1...200_000 { node.wrappedValue = i } }
+          for _ in 0..<200_000 { calls += 1 }
+          await writer.value
+          subscription.cancel()
+        }
+        """)
+    #expect(result.status != 0)
+    #expect(
+      result.output.contains(
+        "error: mutation of captured var 'calls' in concurrently-executing code"),
+      "\(result.output)")
+  }
+
+  /// Nor may such a handler capture a value that is not `Sendable`, from a synchronous
+  /// function either: the registering code keeps using it.
+  @Test(
+    .timeLimit(.minutes(3)),
+    arguments: [
+      "node.onChange { tally.count += $0 }",
+      "withGraphTrackingGroup { tally.count += node.wrappedValue }",
+      "withGraphTrackingMap({ node.wrappedValue }) { tally.count += $0 }",
+      "withGraphTrackingMap({ tally.count }, filter: PassthroughFilter()) { _ in }",
+    ])
+  func aHandlerOutsideAnyActorCannotCaptureANonSendableValue(registration: String) throws {
+    let result = try typeCheck(
+      Self.declarations + """
+        func tallied(node: Stored<Int>, tally: Tally) -> StateGraphSubscription {
+          withGraphTracking {
+            \(registration)
+          }
+        }
+        """)
+    #expect(result.status != 0)
+    #expect(
+      result.output.contains("non-Sendable type 'Tally' in a '@Sendable' closure"),
+      "\(result.output)")
   }
 
   /// swift-state-graph's models declare `Sendable`; the macros keep such a class free of

@@ -139,15 +139,15 @@ struct TrackingMapTests {
     _ = subscription
   }
 
-  /// The closures need not be `@Sendable`: they run with the caller's
-  /// isolation, one run at a time (here: none, so in a task of their own,
-  /// or on the writing thread with synchronous delivery).
-  @Test func closuresMayCaptureNonSendableState() async {
+  /// Registered on an actor, the closures may capture state that is not
+  /// `Sendable`: they run with the caller's isolation, one run at a time
+  /// (outside any actor they are `@Sendable`; see SendableCheckingTests).
+  @Test @MainActor func closuresOnAnActorMayCaptureNonSendableState() async {
     final class Tally { var sum = 0 }  // not Sendable
     let tally = Tally()
     let value = Stored(wrappedValue: 1)
     let subscription = withGraphTracking {
-      withGraphTrackingMap({ value.wrappedValue * 2 }, onChange: { tally.sum += $0 }, isolation: nil)
+      withGraphTrackingMap({ value.wrappedValue * 2 }, onChange: { tally.sum += $0 })
     }
     value.wrappedValue = 2
     await subscription.settled()

@@ -12,23 +12,30 @@ extension GraphNode {
   /// ```
   ///
   /// Runs after the write (or the outermost batch) that changed the value,
-  /// with each value in the order of the changes: synchronously on the
-  /// writing thread when registered without actor isolation, else on the
-  /// actor it was registered from (right away when the write happens there,
-  /// else after a hop that carries the value). Unlike a tracking group, it is
-  /// not merged into one later run: it hands over values, not a chance to
-  /// read the latest state, and a run scheduled for later would only see the
-  /// last of several quick changes. So the writer delivers each value itself
-  /// (see <doc:ThreadsAndObserverOrder>). None starts once the subscription
-  /// is cancelled.
+  /// with each value in the order of the changes: on the actor it was
+  /// registered from (right away when the write happens there, else after a
+  /// hop that carries the value), or synchronously on the writing thread when
+  /// registered outside any actor. The handler takes the isolation of the
+  /// code that registers it: on the main actor or in an actor it may touch
+  /// that actor's state; outside any actor it is `@Sendable`, since writers
+  /// on any thread run it, so it cannot mutate a captured `var` or capture a
+  /// value that is not `Sendable` (see <doc:ObservingChanges>). `isolation`
+  /// is the registering code's; the handler's own decides where it runs.
+  ///
+  /// Unlike a tracking group, it is not merged into one later run: it hands
+  /// over values, not a chance to read the latest state, and a run scheduled
+  /// for later would only see the last of several quick changes. So the
+  /// writer delivers each value itself (see <doc:ThreadsAndObserverOrder>).
+  /// None starts once the subscription is cancelled.
   ///
   /// `file` and `line` name the handler when handlers keep re-running each
   /// other without end, which stops the program.
   public func onChange(
     isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID,
-    line: UInt = #line, _ handler: @escaping (Value) -> Void
+    line: UInt = #line,
+    @_inheritActorContext(always) _ handler: @escaping @isolated(any) @Sendable (Value) -> Void
   ) {
-    registerOnChange(isolation, file, line, handler) { _ in true }
+    registerOnChange(file, line, handler) { _ in true }
   }
 
   /// Like `onChange(isolation:file:line:_:)`, delivering only the values `filter`
@@ -47,10 +54,11 @@ extension GraphNode {
   /// `onChange(isolation:file:line:_:)` says.
   public func onChange(
     filter: some GraphFilter<Value>, isolation: isolated (any Actor)? = #isolation,
-    file: StaticString = #fileID, line: UInt = #line, _ handler: @escaping (Value) -> Void
+    file: StaticString = #fileID, line: UInt = #line,
+    @_inheritActorContext(always) _ handler: @escaping @isolated(any) @Sendable (Value) -> Void
   ) {
     let state = FilterState(filter)
-    registerOnChange(isolation, file, line, handler) { (value: inout Value) in
+    registerOnChange(file, line, handler) { (value: inout Value) in
       guard let passed = state.send(value) else { return false }
       value = passed
       return true
@@ -63,16 +71,17 @@ extension GraphNode {
   /// untracked. It answers with a flag rather than a `Value?`: this code runs
   /// unspecialised, and an optional would look up its metadata on every run.
   func registerOnChange(
-    _ isolation: (any Actor)?, _ file: StaticString, _ line: UInt,
-    _ handler: @escaping (Value) -> Void, pass: @escaping (inout Value) -> Bool
+    _ file: StaticString, _ line: UInt,
+    _ handler: @escaping @isolated(any) @Sendable (Value) -> Void,
+    pass: @escaping (inout Value) -> Bool
   ) {
     let scope = TrackingScope.required("onChange")
-    // Not Sendable, yet safe to call from the queue: it runs with
-    // `isolation` only, one run at a time, in order (DeliveryQueue).
-    nonisolated(unsafe) let handler = handler
     let name = "onChange(\(graphName))"
+    // The queue calls the handler with its isolation only, one run at a
+    // time, in order.
     let deliveries = DeliveryQueue<Value>(
-      Delivery(isolation), label: "\(name) (\(file):\(line))", run: handler)
+      Delivery(handler.isolation), label: "\(name) (\(file):\(line))",
+      run: IsolatedHandler.plain(handler))
     scope.add(deliveries)
     scope.add(
       GraphEffect(name: name, file: file, line: line) {
@@ -93,10 +102,11 @@ extension GraphNode where Value: Equatable {
   /// another filter.
   public func onChange(
     isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID,
-    line: UInt = #line, _ handler: @escaping (Value) -> Void
+    line: UInt = #line,
+    @_inheritActorContext(always) _ handler: @escaping @isolated(any) @Sendable (Value) -> Void
   ) {
     let last = LastValue<Value>()
-    registerOnChange(isolation, file, line, handler) { last.update($0) }
+    registerOnChange(file, line, handler) { last.update($0) }
   }
 }
 

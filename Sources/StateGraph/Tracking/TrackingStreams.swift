@@ -1,8 +1,8 @@
 /// The values of `apply` as an `AsyncStream`: its first value, then a new one
 /// each time a node its last run read changes. `apply` runs as a
 /// ``withGraphTrackingGroup(_:isolation:file:line:)`` body does: with the
-/// caller's isolation, one run at a time, changes made before a run starts
-/// merged into it. Tracking stops when the stream ends
+/// caller's isolation (so outside any actor it is `@Sendable`), one run at
+/// a time, changes made before a run starts merged into it. Tracking stops when the stream ends
 /// (its consuming task is cancelled or the stream is released).
 ///
 /// ```swift
@@ -14,13 +14,18 @@
 /// An `AsyncStream` has one consumer: two loops over one stream share its
 /// values. ``GraphTrackings`` gives each loop all of them.
 public func withStateGraphTrackingStream<Value>(
-  apply: @escaping () -> Value, isolation: isolated (any Actor)? = #isolation,
+  @_inheritActorContext(always) apply: @escaping @isolated(any) @Sendable () -> Value,
+  isolation: isolated (any Actor)? = #isolation,
   file: StaticString = #fileID, line: UInt = #line
 ) -> AsyncStream<Value> {
-  AsyncStream { continuation in
+  // The group runs `apply` with its isolation only (see TrackingGroup).
+  let runsWith = apply.isolation
+  let apply = IsolatedHandler.plain(apply)
+  return AsyncStream { continuation in
     let subscription = withGraphTracking {
-      withGraphTrackingGroup(
-        { continuation.yield(apply()) }, isolation: isolation, file: file, line: line)
+      TrackingGroup.register("withStateGraphTrackingStream", runsWith, file, line) {
+        continuation.yield(apply())
+      }
     }
     continuation.onTermination = { _ in subscription.cancel() }
   }

@@ -104,6 +104,11 @@ public struct GraphDelivery: Sendable, Hashable {
 /// the previous run registered. Runs never overlap, so `body` may keep
 /// state of its own.
 ///
+/// `body` takes the isolation of the code that registers it: on the main
+/// actor or in an actor it may touch that actor's state; outside any actor
+/// it is `@Sendable`, since its runs happen in tasks or on writing threads
+/// (see <doc:ObservingChanges>).
+///
 /// ```swift
 /// withGraphTracking {
 ///   withGraphTrackingGroup {
@@ -116,10 +121,13 @@ public struct GraphDelivery: Sendable, Hashable {
 /// `file` and `line` name the group when groups keep re-running each other
 /// without end, which stops the program.
 public func withGraphTrackingGroup(
-  _ body: @escaping () -> Void, isolation: isolated (any Actor)? = #isolation,
+  @_inheritActorContext(always) _ body: @escaping @isolated(any) @Sendable () -> Void,
+  isolation: isolated (any Actor)? = #isolation,
   file: StaticString = #fileID, line: UInt = #line
 ) {
-  TrackingGroup.register("withGraphTrackingGroup", isolation, file, line, body)
+  // The group runs the body with its isolation only (see TrackingGroup).
+  TrackingGroup.register(
+    "withGraphTrackingGroup", body.isolation, file, line, IsolatedHandler.plain(body))
 }
 
 /// Tracks `projection` like a tracking group and calls `onChange` with its
@@ -134,11 +142,14 @@ public func withGraphTrackingGroup(
 /// `projection` and `onChange` run as a ``withGraphTrackingGroup(_:isolation:file:line:)``
 /// body does: with the caller's isolation, one run at a time, scheduled after
 /// a change (several changes merge into one run, so `onChange` hears the
-/// value as it is when the run starts). With `initial` false, the handler
-/// hears from the first change on.
+/// value as it is when the run starts); both take the caller's isolation, as
+/// a group's body does. With `initial` false, the handler hears from the
+/// first change on.
 public func withGraphTrackingMap<Value: Equatable>(
-  _ projection: @escaping () -> Value, initial: Bool = true,
-  onChange: @escaping (Value) -> Void, isolation: isolated (any Actor)? = #isolation,
+  @_inheritActorContext(always) _ projection: @escaping @isolated(any) @Sendable () -> Value,
+  initial: Bool = true,
+  @_inheritActorContext(always) onChange: @escaping @isolated(any) @Sendable (Value) -> Void,
+  isolation: isolated (any Actor)? = #isolation,
   file: StaticString = #fileID, line: UInt = #line
 ) {
   withGraphTrackingMap(
@@ -160,12 +171,18 @@ public func withGraphTrackingMap<Value: Equatable>(
 /// }
 /// ```
 public func withGraphTrackingMap<Value>(
-  _ projection: @escaping () -> Value, filter: some GraphFilter<Value>, initial: Bool = true,
-  onChange: @escaping (Value) -> Void, isolation: isolated (any Actor)? = #isolation,
+  @_inheritActorContext(always) _ projection: @escaping @isolated(any) @Sendable () -> Value,
+  filter: some GraphFilter<Value>, initial: Bool = true,
+  @_inheritActorContext(always) onChange: @escaping @isolated(any) @Sendable (Value) -> Void,
+  isolation: isolated (any Actor)? = #isolation,
   file: StaticString = #fileID, line: UInt = #line
 ) {
-  let deliver = FilteredDelivery(filter, initial: initial, onChange)
-  TrackingGroup.register("withGraphTrackingMap", isolation, file, line) { deliver(projection()) }
+  let caller = "withGraphTrackingMap"
+  let runsWith = IsolatedHandler.shared(projection.isolation, onChange.isolation, caller)
+  // Both run in the group's runs, with `runsWith`: each one's isolation or none.
+  let deliver = FilteredDelivery(filter, initial: initial, IsolatedHandler.plain(onChange))
+  let projection = IsolatedHandler.plain(projection)
+  TrackingGroup.register(caller, runsWith, file, line) { deliver(projection()) }
 }
 
 /// Tracks `map(dependency)` and calls `onChange` with its first value and
@@ -178,8 +195,11 @@ public func withGraphTrackingMap<Value>(
 /// }
 /// ```
 public func withGraphTrackingMap<Dependency: AnyObject, Value: Equatable>(
-  from dependency: Dependency, map: @escaping (Dependency) -> Value, initial: Bool = true,
-  onChange: @escaping (Value) -> Void, isolation: isolated (any Actor)? = #isolation,
+  from dependency: Dependency,
+  @_inheritActorContext(always) map: @escaping @isolated(any) @Sendable (Dependency) -> Value,
+  initial: Bool = true,
+  @_inheritActorContext(always) onChange: @escaping @isolated(any) @Sendable (Value) -> Void,
+  isolation: isolated (any Actor)? = #isolation,
   file: StaticString = #fileID, line: UInt = #line
 ) {
   withGraphTrackingMap(
@@ -199,14 +219,20 @@ public func withGraphTrackingMap<Dependency: AnyObject, Value: Equatable>(
 /// }
 /// ```
 public func withGraphTrackingMap<Dependency: AnyObject, Value>(
-  from dependency: Dependency, map: @escaping (Dependency) -> Value,
-  filter: some GraphFilter<Value>, initial: Bool = true, onChange: @escaping (Value) -> Void,
+  from dependency: Dependency,
+  @_inheritActorContext(always) map: @escaping @isolated(any) @Sendable (Dependency) -> Value,
+  filter: some GraphFilter<Value>, initial: Bool = true,
+  @_inheritActorContext(always) onChange: @escaping @isolated(any) @Sendable (Value) -> Void,
   isolation: isolated (any Actor)? = #isolation,
   file: StaticString = #fileID, line: UInt = #line
 ) {
-  let deliver = FilteredDelivery(filter, initial: initial, onChange)
+  let caller = "withGraphTrackingMap"
+  let runsWith = IsolatedHandler.shared(map.isolation, onChange.isolation, caller)
+  // Both run in the group's runs, with `runsWith`: each one's isolation or none.
+  let deliver = FilteredDelivery(filter, initial: initial, IsolatedHandler.plain(onChange))
+  let map = IsolatedHandler.plain(map)
   weak let dependency = dependency
-  TrackingGroup.register("withGraphTrackingMap", isolation, file, line) {
+  TrackingGroup.register(caller, runsWith, file, line) {
     guard let dependency else { return }  // reads nothing: never runs again
     deliver(map(dependency))
   }
