@@ -86,11 +86,40 @@ struct HandlerIsolationTests {
     let runs = Recorder<String>()
     let subscription = withGraphTracking {
       value.onChange { @MainActor value in
-        runs.append("\(value) \(Delivery(MainActor.shared).isCurrent ? "main actor" : "elsewhere")")
+        runs.append("\(value) \(mainActorOrElsewhere())")
       }
     }
     #expect(onAnotherThread { value.wrappedValue = 1 })
     await subscription.settled()
     #expect(runs.values == ["0 main actor", "1 main actor"])
   }
+
+  /// A map whose handler names the main actor runs its projection there
+  /// too: the two run together, in one run of the group. Registered outside
+  /// the main actor, even its first run is queued there.
+  @Test(.timeLimit(.minutes(1))) func aMapRunsWhereItsIsolatedClosureMustRun() async {
+    let value = Stored(wrappedValue: 0)
+    let runs = Recorder<String>()
+    let subscription = withGraphTracking {
+      withGraphTrackingMap({
+        runs.append("projection \(mainActorOrElsewhere())")
+        return value.wrappedValue
+      }) { @MainActor value in
+        runs.append("\(value) \(mainActorOrElsewhere())")
+      }
+    }
+    await subscription.settled()  // the first run, queued for the main actor
+    #expect(runs.values == ["projection main actor", "0 main actor"])
+    #expect(onAnotherThread { value.wrappedValue = 1 })
+    await subscription.settled()
+    #expect(
+      runs.values == [
+        "projection main actor", "0 main actor", "projection main actor", "1 main actor",
+      ])
+  }
+}
+
+/// Where the caller runs, as the runtime's check of the current executor says.
+private func mainActorOrElsewhere() -> String {
+  Delivery(MainActor.shared).isCurrent ? "main actor" : "elsewhere"
 }

@@ -142,9 +142,9 @@ public func withGraphTrackingGroup(
 /// `projection` and `onChange` run as a ``withGraphTrackingGroup(_:isolation:file:line:)``
 /// body does: with the caller's isolation, one run at a time, scheduled after
 /// a change (several changes merge into one run, so `onChange` hears the
-/// value as it is when the run starts); both take the caller's isolation, as
-/// a group's body does. With `initial` false, the handler hears from the
-/// first change on.
+/// value as it is when the run starts), so outside any actor both are
+/// `@Sendable`. A closure that names its own isolation gives it to both.
+/// With `initial` false, the handler hears from the first change on.
 public func withGraphTrackingMap<Value: Equatable>(
   @_inheritActorContext(always) _ projection: @escaping @isolated(any) @Sendable () -> Value,
   initial: Bool = true,
