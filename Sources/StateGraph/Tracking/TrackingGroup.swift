@@ -111,8 +111,8 @@ final class TrackingGroup: TrackingMember, @unchecked Sendable {
     return true
   }
 
-  /// The first run: now when the caller has the body's isolation (always,
-  /// through `#isolation`), else on the actor.
+  /// The first run: now when the caller has the body's isolation (the
+  /// caller's own, unless the body names another), else on the actor.
   func start() {
     if !runs.runFirst({ restart() }) { runs.submit(()) }
   }
