@@ -26,10 +26,10 @@
 ///   by the runner when it clears `isRunning` with no drain task in flight,
 ///   or by `cancel` when it finds the queue so.
 ///
-/// - `mayStart` (no field of the lock): asked by a drain task that reached
-///   the actor, before it takes the runner role. While it answers false the
-///   task goes back to the actor a moment later, `isScheduled` staying set,
-///   so settling waits for it; a cancelled queue does not ask.
+/// A drain task that reached the actor starts at once: no queue waits for
+/// another. The order between handlers (a tracking group's owner before the
+/// groups it created) is the core's, kept where the runs are asked for (see
+/// ``TrackingGroup``, "Owners first").
 ///
 /// A submitter that finds `isRunning` set only appends: either another thread
 /// runs the queue on the actor, or the runner is up this thread's stack (a
@@ -56,24 +56,17 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   /// The cause of runs that writes outside any handler ask for.
   private let root: DeliveryCause
 
-  /// Whether a drain task that reached the actor may start running now
-  /// (see ``TrackingGroup``: a group waits for its owners).
-  private let mayStart: (() -> Bool)?
-
   /// Its runs are runs of its graph observer (see ``DeliveryCause/next(runsInsideItsObserver:)``).
   private let runsInsideItsObserver: Bool
 
   /// `label` names the handler in the loop message: what registered it, and
   /// where; it is formatted only if that message is shown.
   /// `runsInsideItsObserver`: each run is a run of the handler's effect (a tracking group).
-  /// `mayStart`: see the protocol above; called with no lock held.
   init(
     _ delivery: Delivery, label: @autoclosure @escaping @Sendable () -> String,
-    runsInsideItsObserver: Bool = false, mayStart: (() -> Bool)? = nil,
-    run: @escaping (Element) -> Void
+    runsInsideItsObserver: Bool = false, run: @escaping (Element) -> Void
   ) {
     self.delivery = delivery
-    self.mayStart = mayStart
     self.run = run
     self.runsInsideItsObserver = runsInsideItsObserver
     root = DeliveryCause(root: label)
@@ -153,20 +146,6 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
 
   /// The hopped task, on the actor.
   private func drainOnActor() {
-    if let mayStart {
-      lock.lock()  // the flag only
-      let isCancelled = isCancelled
-      lock.unlock()
-      if !isCancelled, !mayStart() {
-        // Not yet: back to the actor a moment later. Nothing waits here, so
-        // neither the actor nor a writer is held up meanwhile.
-        Task {
-          try? await Task.sleep(nanoseconds: 200_000)
-          self.delivery.hop { self.drainOnActor() }
-        }
-        return
-      }
-    }
     lock.lock()  // flags only
     isScheduled = false
     if isRunning {  // a runner on the actor took over meanwhile
