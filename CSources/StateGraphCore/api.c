@@ -116,8 +116,10 @@ int sg_effect_new_owned(sg_graph *g, const sg_node_info *info, sg_callback run, 
     sg__ref(owner);
   }
   int span = trace ? sg__trace_open(trace, SG_TRACE_CREATE, n) : -1;
+  sg__ref(n); /* an owner run first may destroy it: its memory stays until here */
   if (owner && n->parent) deferred = sg__run_owners_first(t, n);
   rc = deferred || n->destroyed ? SG_OK : sg__refresh(t, n);
+  sg__unref(n);
   sg__graph_unlock(g);
   int flushed = sg__flush_if_outermost(t);
   if (trace) sg__trace_close(trace, span);
