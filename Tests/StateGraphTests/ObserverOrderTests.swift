@@ -224,7 +224,7 @@ struct ObserverOrderTests {
       let value = a.wrappedValue
       if value == 0 {
         checking.signal()
-        _ = gate.wait(seconds: 10)
+        _ = gate.wait(seconds: 30)  // longer than `settles` waits
       }
       return value > 0
     }
