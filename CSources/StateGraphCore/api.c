@@ -94,13 +94,32 @@ int sg_computed_new(sg_graph *g, const sg_node_info *info, sg_callback compute,
 
 int sg_effect_new(sg_graph *g, const sg_node_info *info, sg_callback run, void *ctx,
                   sg_destroy destroy, sg_node **out) {
+  return sg_effect_new_owned(g, info, run, ctx, destroy, NULL, out);
+}
+
+/* An owner named here replaces the running effect as the parent; its stale
+ * owners run first, or the first run waits for an owner's run elsewhere
+ * (schedule.c, sg__run_owners_first). */
+int sg_effect_new_owned(sg_graph *g, const sg_node_info *info, sg_callback run, void *ctx,
+                        sg_destroy destroy, sg_node *owner, sg_node **out) {
   int rc = create(g, SG_EFFECT, info, run, ctx, destroy, out);
   if (rc < 0) return rc;
+  sg_node *n = *out;
   sg_thread *t = sg__thread();
   sg_trace *trace = t->trace;
   sg__graph_lock(g);
-  int span = trace ? sg__trace_open(trace, SG_TRACE_CREATE, *out) : -1;
-  rc = sg__refresh(t, *out);
+  bool deferred = false;
+  if (owner && owner != n->parent && owner->kind == SG_EFFECT && owner->graph == g &&
+      !owner->destroyed) {
+    if (n->parent) sg__unref(n->parent);
+    n->parent = owner;
+    sg__ref(owner);
+  }
+  int span = trace ? sg__trace_open(trace, SG_TRACE_CREATE, n) : -1;
+  sg__ref(n); /* an owner run first may destroy it: its memory stays until here */
+  if (owner && n->parent) deferred = sg__run_owners_first(t, n);
+  rc = deferred || n->destroyed ? SG_OK : sg__refresh(t, n);
+  sg__unref(n);
   sg__graph_unlock(g);
   int flushed = sg__flush_if_outermost(t);
   if (trace) sg__trace_close(trace, span);

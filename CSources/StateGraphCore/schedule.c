@@ -169,8 +169,9 @@ static uint32_t update_effect(sg_thread *t, uint32_t i) {
     sg_node *outermost = NULL, *elsewhere = NULL;
     for (sg_node *p = e->parent; p; p = p->parent) {
       if (p->destroyed) continue;
-      if (p->owner && p->owner != t) elsewhere = p;
-      else if (!p->owner && !sg__fresh(p)) outermost = p;
+      if (p->owner == t) break; /* created by a run here: that run is up to date */
+      if (p->owner) elsewhere = p;
+      else if (!sg__fresh(p)) outermost = p;
     }
     if (elsewhere) {
       defer_until_released(e, elsewhere);
@@ -186,6 +187,33 @@ static uint32_t update_effect(sg_thread *t, uint32_t i) {
   /* a failed run stays DIRTY; nothing to report to */
   if (G_UNLIKELY(sg__refresh(t, e) < 0)) t->queue.at[i].failed = true;
   return SG_NO_CAUSE;
+}
+
+/* Before the first run of effect e, made outside its owner's run for an
+ * owner named at creation (sg_effect_new_owned): brings e's stale owners up
+ * to date on this thread, outermost first, as a flush does before running a
+ * child, so that one that drops e does so before e reads anything. An
+ * owner running on another thread is never waited for: e is left to that
+ * thread, which runs it once that run ends; answers true then. Under e's
+ * graph lock; a bounded number of owner runs (owners re-triggering each
+ * other end their loop in a flush, not here). */
+bool sg__run_owners_first(sg_thread *t, sg_node *e) {
+  for (int runs = 0; runs < SG_EFFECT_LOOP_LIMIT; runs++) {
+    sg_node *outermost = NULL, *elsewhere = NULL;
+    for (sg_node *p = e->parent; p; p = p->parent) {
+      if (p->destroyed) continue;
+      if (p->owner && p->owner != t) elsewhere = p;
+      else if (!p->owner && !sg__fresh(p)) outermost = p;
+    }
+    if (elsewhere) {
+      defer_until_released(e, elsewhere);
+      return e->deferred;
+    }
+    if (!outermost) return false;
+    /* a failed run stays DIRTY: e runs after it as after any failed owner */
+    if (sg__refresh(t, outermost) < 0 || !sg__fresh(outermost)) return false;
+  }
+  return false;
 }
 
 /* Runs entries from `from` on, including those their runs add; returns

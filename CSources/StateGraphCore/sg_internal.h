@@ -408,6 +408,10 @@ void sg__enqueue(sg_node *effect_or_watched);
  * re-triggering each other (sg_last_cycle names them), else SG_OK. */
 int sg__flush(sg_thread *t);
 
+/* Brings a new owned effect's stale owners up to date before its first run;
+ * true when an owner runs on another thread, which runs the effect later. */
+bool sg__run_owners_first(sg_thread *t, sg_node *e);
+
 /* Runs this thread's pending effects when its outermost operation ends. The
  * test is inline: almost every call (each read inside a callback) stops
  * here, and the call would cost more than the test. */

@@ -1,4 +1,5 @@
 import Foundation
+import StateGraphCore
 import Testing
 
 @testable import StateGraph
@@ -136,6 +137,124 @@ struct ObserverOrderTests {
     }
   }
 
+  /// A write whose effects run where no Swift write call returns (a batch
+  /// ended through the C API) keeps owners first all the same, and the
+  /// inner group's re-run does not wait for a Swift write to return.
+  @Test func aBatchEndedThroughTheCAPIKeepsOwnersFirst() async {
+    let a = Stored(wrappedValue: 1)
+    let positive = Computed { _ in a.wrappedValue > 0 }
+    let outerRuns = Counter()
+    let innerSaw = Recorder<Int>()
+    let subscription = withGraphTracking {
+      withGraphTrackingGroup {
+        outerRuns.tick()
+        if positive.wrappedValue {
+          withGraphTrackingGroup { innerSaw.append(a.wrappedValue) }
+        }
+      }
+    }
+    sg_batch_begin()
+    a.wrappedValue = 5  // the inner group re-runs alone, once the batch has ended
+    #expect(sg_batch_end() == 0)
+    #expect(await settles(subscription))
+    #expect(innerSaw.values == [1, 5])
+
+    sg_batch_begin()
+    a.wrappedValue = 0  // reaches both; the outer one drops the inner
+    #expect(sg_batch_end() == 0)
+    #expect(await settles(subscription))
+    #expect(outerRuns.value == 2)
+    #expect(innerSaw.values == [1, 5])
+    subscription.cancel()
+  }
+
+  /// Two writers on one owner: while one writer's thread is dealing with a
+  /// change that reaches the outer group (held in its cut-off check), a
+  /// second writer's change reaches the inner group alone. The second write
+  /// returns at once, and the inner group, which the first change drops,
+  /// never runs for it.
+  @Test func aSecondWriterDoesNotOvertakeTheOwnersChange() async {
+    let a = Stored(wrappedValue: 1)
+    let b = Stored(wrappedValue: 0)
+    let checking = DispatchSemaphore(value: 0)
+    let gate = DispatchSemaphore(value: 0)
+    let positive = Computed { _ in
+      let value = a.wrappedValue
+      if value == 0 {
+        checking.signal()
+        _ = gate.wait(seconds: 10)
+      }
+      return value > 0
+    }
+    let outerRuns = Counter()
+    let innerSaw = Recorder<Int>()
+    let subscription = withGraphTracking {
+      withGraphTrackingGroup {
+        outerRuns.tick()
+        if positive.wrappedValue {
+          withGraphTrackingGroup { innerSaw.append(b.wrappedValue) }
+        }
+      }
+    }
+    b.wrappedValue = 1  // the inner group restarts: a fresh effect, made outside the outer run
+    #expect(await settles(subscription))
+    #expect(innerSaw.values == [0, 1])
+
+    let first = startThread { a.wrappedValue = 0 }
+    #expect(await checking.waited(seconds: 10))
+    #expect(onAnotherThread(timeout: .seconds(10)) { b.wrappedValue = 7 })  // never waits
+    gate.signal()
+    #expect(await first.waited(seconds: 10))
+    #expect(await settles(subscription))
+    #expect(outerRuns.value == 2)
+    #expect(innerSaw.values == [0, 1])  // dropped before it saw 7
+    subscription.cancel()
+  }
+
+  /// An inner group's re-run that reaches its actor while another thread is
+  /// dealing with a change to the outer group leaves its first run to that
+  /// thread: nothing waits (settling returns), and the outer group, which
+  /// drops it, comes first.
+  @Test func aRerunWhileTheOwnerIsBusyElsewhereIsLeftToTheOwnersThread() async {
+    let a = Stored(wrappedValue: 1)
+    let b = Stored(wrappedValue: 0)
+    let checking = DispatchSemaphore(value: 0)
+    let gate = DispatchSemaphore(value: 0)
+    let positive = Computed { _ in
+      let value = a.wrappedValue
+      if value == 0 {
+        checking.signal()
+        _ = gate.wait(seconds: 30)  // longer than `settles` waits
+      }
+      return value > 0
+    }
+    let host = HeldActor()
+    let outerRuns = Counter()
+    let innerSaw = Recorder<Int>()
+    let subscription = await host.track(positive: positive, b: b, outerRuns: outerRuns) {
+      innerSaw.append($0)
+    }
+    #expect(await settles(subscription))
+    #expect(innerSaw.values == [0])
+
+    let held = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    Task { await host.hold(until: release, signalling: held) }
+    #expect(await held.waited(seconds: 10))
+    b.wrappedValue = 5  // the inner re-run queues behind the held actor
+    let first = startThread { a.wrappedValue = 0 }
+    #expect(await checking.waited(seconds: 10))
+    release.signal()  // the re-run starts while the outer group's check is held
+    #expect(await settles(subscription))
+    #expect(innerSaw.values == [0])
+    gate.signal()
+    #expect(await first.waited(seconds: 10))
+    #expect(await settles(subscription))
+    #expect(outerRuns.value == 2)
+    #expect(innerSaw.values == [0])  // dropped before it saw 5 or 0
+    subscription.cancel()
+  }
+
   @Test(arguments: [GraphDelivery.scheduled, .synchronous])
   func aGroupIsNotRerunByItsOwnWriteButItsPeersSeeIt(delivery: GraphDelivery) async {
     let count = Stored(wrappedValue: 0)
@@ -220,4 +339,43 @@ private actor OuterGroupHost {
       }
     }
   }
+}
+
+/// An actor whose executor a test holds while it lines up work behind it:
+/// the groups it registers re-run there.
+private actor HeldActor {
+  /// An outer group that, while `positive` holds, keeps an inner group
+  /// handing `b` to `innerSaw`.
+  func track(
+    positive: Computed<Bool>, b: Stored<Int>, outerRuns: Counter,
+    innerSaw: @escaping @Sendable (Int) -> Void
+  ) -> StateGraphSubscription {
+    withGraphTracking {
+      withGraphTrackingGroup {
+        self.assertIsolated()
+        outerRuns.tick()
+        if positive.wrappedValue {
+          withGraphTrackingGroup {
+            self.assertIsolated()
+            innerSaw(b.wrappedValue)
+          }
+        }
+      }
+    }
+  }
+
+  func hold(until release: DispatchSemaphore, signalling held: DispatchSemaphore) {
+    held.signal()
+    _ = release.wait(seconds: 10)
+  }
+}
+
+/// Whether the subscription settles within `seconds` (false instead of a hang).
+private func settles(_ subscription: StateGraphSubscription, seconds: Int = 10) async -> Bool {
+  let done = DispatchSemaphore(value: 0)
+  Task {
+    await subscription.settled()
+    done.signal()
+  }
+  return await done.waited(seconds: seconds)
 }

@@ -334,6 +334,23 @@ int sg_computed_new(sg_graph *graph, const sg_node_info *info,
 int sg_effect_new(sg_graph *graph, const sg_node_info *info, sg_callback run,
                   void *context, sg_destroy destroy, sg_node **out);
 
+/* sg_effect_new() for an effect that belongs to `owner`, an effect of the
+ * same graph, although it is not created inside owner's run (a binding that
+ * re-creates a child effect later, elsewhere): `owner` takes the place of
+ * the running effect in the rules above, for every later change. Its first
+ * run, too, comes after its owners: a stale owner (a change reached it and
+ * no thread has run it yet) runs first, on this thread, outermost first,
+ * and may drop the new effect before it reads anything; if an owner is
+ * running on another thread, the first run is that thread's: it runs the
+ * effect once that run ends, and this call returns SG_OK without waiting
+ * (the run callback tells the two apart by the thread it runs on). Owners
+ * this thread is running are up to date already. NULL, or a destroyed
+ * owner, is sg_effect_new(). Keep `owner` held (sg_node_hold) while passing
+ * it. Errors: as sg_effect_new(). */
+int sg_effect_new_owned(sg_graph *graph, const sg_node_info *info, sg_callback run,
+                        void *context, sg_destroy destroy, sg_node *owner,
+                        sg_node **out);
+
 /* Destroys a node: unlinks it from its sources and dependents (dependents
  * become DIRTY), cancels a pending run of an effect, and arranges for its
  * destroy callback (see LIFETIME AND OWNERSHIP). The handle is stale

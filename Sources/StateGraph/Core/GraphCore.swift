@@ -65,7 +65,6 @@ enum GraphCore {
   @inlinable @inline(__always)
   static func wrote(_ status: Int32) {
     if status == SG_ECYCLE.rawValue { cycle() }
-    WriteEnd.writeReturned()
   }
 
   @usableFromInline

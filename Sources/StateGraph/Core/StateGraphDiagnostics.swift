@@ -73,7 +73,6 @@ extension GraphCore {
   static func changed(_ node: OpaquePointer) {
     let status = sg_changed_unchecked(node)
     if status != 0 { refusedChange(status) }
-    WriteEnd.writeReturned()
     #if DEBUG
       if sg_current() != nil { checkSelfInvalidation(node) }
     #endif

@@ -29,8 +29,6 @@ final class ThreadState {
   /// Contexts whose release waits for an outer release on this thread.
   @exclusivity(unchecked) var pendingReleases: [UnsafeMutableRawPointer] = []
   @exclusivity(unchecked) var isReleasing = false
-  /// Released when this thread's outermost write returns (see `WriteEnd`).
-  @exclusivity(unchecked) var writeEnds: [WriteEnd] = []
 
   static var current: ThreadState {
     let slot = sg_binding_slot()!

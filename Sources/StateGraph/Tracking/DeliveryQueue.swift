@@ -1,3 +1,5 @@
+import StateGraphCore
+
 /// One handler's deliveries: a FIFO of elements run one at a time, in order,
 /// with the handler's isolation, and never after ``cancel(_:)`` returned.
 ///
@@ -25,11 +27,12 @@
 /// - `settleWaiters`: resumed once nothing is running, queued or scheduled:
 ///   by the runner when it clears `isRunning` with no drain task in flight,
 ///   or by `cancel` when it finds the queue so.
+/// - `waiterCount`: how many both lists hold, tested instead of the lists.
 ///
-/// - `mayStart` (no field of the lock): asked by a drain task that reached
-///   the actor, before it takes the runner role. While it answers false the
-///   task goes back to the actor a moment later, `isScheduled` staying set,
-///   so settling waits for it; a cancelled queue does not ask.
+/// A drain task that reached the actor starts at once: no queue waits for
+/// another. The order between handlers (a tracking group's owner before the
+/// groups it created) is the core's, kept where the runs are asked for (see
+/// ``TrackingGroup``, "Owners first").
 ///
 /// A submitter that finds `isRunning` set only appends: either another thread
 /// runs the queue on the actor, or the runner is up this thread's stack (a
@@ -51,14 +54,12 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   @exclusivity(unchecked) private var isCancelled = false
   @exclusivity(unchecked) private var idleWaiters: [CheckedContinuation<Void, Never>] = []
   @exclusivity(unchecked) private var settleWaiters: [CheckedContinuation<Void, Never>] = []
+  /// Tested instead of the lists, for the reason `queuedCount` is.
+  @exclusivity(unchecked) private var waiterCount = 0
   private let delivery: Delivery
   private let run: (Element) -> Void
   /// The cause of runs that writes outside any handler ask for.
   private let root: DeliveryCause
-
-  /// Whether a drain task that reached the actor may start running now
-  /// (see ``TrackingGroup``: a group waits for its owners).
-  private let mayStart: (() -> Bool)?
 
   /// Its runs are runs of its graph observer (see ``DeliveryCause/next(runsInsideItsObserver:)``).
   private let runsInsideItsObserver: Bool
@@ -66,14 +67,11 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   /// `label` names the handler in the loop message: what registered it, and
   /// where; it is formatted only if that message is shown.
   /// `runsInsideItsObserver`: each run is a run of the handler's effect (a tracking group).
-  /// `mayStart`: see the protocol above; called with no lock held.
   init(
     _ delivery: Delivery, label: @autoclosure @escaping @Sendable () -> String,
-    runsInsideItsObserver: Bool = false, mayStart: (() -> Bool)? = nil,
-    run: @escaping (Element) -> Void
+    runsInsideItsObserver: Bool = false, run: @escaping (Element) -> Void
   ) {
     self.delivery = delivery
-    self.mayStart = mayStart
     self.run = run
     self.runsInsideItsObserver = runsInsideItsObserver
     root = DeliveryCause(root: label)
@@ -83,19 +81,54 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   /// (``Delivery/runsInline``) and nothing is queued before it; else queues
   /// it for the actor (or a task of its own).
   func submit(_ element: Element) {
-    let state = ThreadState.current  // one lookup for the cause and its run
-    let cause = root.next(in: state, runsInsideItsObserver: runsInsideItsObserver)
     let isOnActor = delivery.runsInline
-    lock.lock()  // no user code inside: flags and the buffer only
+    lock.lock()  // no user code inside: flags only
     if isCancelled {
       lock.unlock()
       return
     }
-    if isOnActor, !isRunning, queuedCount == 0 {
+    if isOnActor, !isRunning, queuedCount == 0 {  // the common case: nothing queued, no buffer
       isRunning = true
       lock.unlock()
-      cause.run(in: state) { run(element) }
+      runHere(element)
       drain()
+      return
+    }
+    lock.unlock()
+    enqueue(element, isOnActor: isOnActor)
+  }
+
+  /// One run on this thread, now, as the cause this thread's state says.
+  /// A write outside any handler (no run going on here) is the usual
+  /// case: the run is a root, whose record this queue already holds.
+  private func runHere(_ element: Element) {
+    guard let raw = sg_binding_slot()!.pointee else {
+      return root.run(in: ThreadState.current) { run(element) }  // this thread's first run
+    }
+    // Borrowed: the thread keeps its state alive.
+    Unmanaged<ThreadState>.fromOpaque(raw)._withUnsafeGuaranteedRef { state in
+      guard state.cause == nil else {
+        let cause = root.next(in: state, runsInsideItsObserver: runsInsideItsObserver)
+        return cause.run(in: state) { run(element) }
+      }
+      // `root.run(in:)` without what no one reads: no run encloses this one,
+      // so no one looks at `endedRun` for it afterwards, and during it only
+      // a queue of this root would (one whose runs are its observer's).
+      state.cause = root
+      if runsInsideItsObserver { state.endedRun = nil }
+      run(element)
+      state.cause = nil
+    }
+  }
+
+  /// ``submit(_:)`` when the element cannot run right now: queues it with
+  /// its cause, and starts a runner (here, or a drain task) unless one runs.
+  @inline(never)
+  private func enqueue(_ element: Element, isOnActor: Bool) {
+    let cause = root.next(runsInsideItsObserver: runsInsideItsObserver)
+    lock.lock()  // flags and the buffer only
+    if isCancelled {
+      lock.unlock()
       return
     }
     append(element, cause)
@@ -153,20 +186,6 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
 
   /// The hopped task, on the actor.
   private func drainOnActor() {
-    if let mayStart {
-      lock.lock()  // the flag only
-      let isCancelled = isCancelled
-      lock.unlock()
-      if !isCancelled, !mayStart() {
-        // Not yet: back to the actor a moment later. Nothing waits here, so
-        // neither the actor nor a writer is held up meanwhile.
-        Task {
-          try? await Task.sleep(nanoseconds: 200_000)
-          self.delivery.hop { self.drainOnActor() }
-        }
-        return
-      }
-    }
     lock.lock()  // flags only
     isScheduled = false
     if isRunning {  // a runner on the actor took over meanwhile
@@ -185,22 +204,29 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
       lock.lock()  // takes the buffer; the runs happen outside
       if isCancelled || queuedCount == 0 {
         isRunning = false
-        if idleWaiters.isEmpty, isScheduled || settleWaiters.isEmpty {  // the usual case
+        if waiterCount == 0 {  // the usual case
           lock.unlock()
           return
         }
-        var waiters = idleWaiters
-        idleWaiters = []
-        if !isScheduled {
-          waiters += settleWaiters
-          settleWaiters = []
-        }
-        lock.unlock()
-        for waiter in waiters { waiter.resume() }
-        return
+        return resumeWaiters()
       }
       runQueued()
     }
+  }
+
+  /// The runner's wake-ups as it clears `isRunning` (`lock` is held on
+  /// entry and released here).
+  @inline(never)
+  private func resumeWaiters() {
+    var waiters = idleWaiters
+    idleWaiters = []
+    if !isScheduled {
+      waiters += settleWaiters
+      settleWaiters = []
+    }
+    waiterCount = settleWaiters.count
+    lock.unlock()
+    for waiter in waiters { waiter.resume() }
   }
 
   // The buffer is used out of line, in the two functions below: a function
@@ -248,6 +274,7 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
     if !isRunning, !isScheduled {
       settled = settleWaiters
       settleWaiters = []
+      waiterCount = idleWaiters.count
     }
     lock.unlock()
     _ = dropped  // released outside the lock: a deinit may run user code
@@ -264,6 +291,7 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
         return
       }
       idleWaiters.append(waiter)
+      waiterCount += 1
       lock.unlock()
     }
   }
@@ -283,6 +311,7 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
         return
       }
       settleWaiters.append(waiter)
+      waiterCount += 1
       lock.unlock()
     }
     return true

@@ -17,12 +17,20 @@ final class GraphEffect: TrackingMember, @unchecked Sendable {
     init(_ run: @escaping () -> Void) { self.run = run }
   }
 
-  init(name: String, file: StaticString = #fileID, line: UInt = #line, _ body: @escaping () -> Void) {
+  /// `owner`: the effect this one belongs to although it is not created in
+  /// its run (`sg_effect_new_owned`; held by the caller): its owners come
+  /// first, for this effect's first run too, which is then left to another
+  /// thread when an owner runs there.
+  init(
+    name: String, file: StaticString = #fileID, line: UInt = #line, owner: OpaquePointer? = nil,
+    _ body: @escaping () -> Void
+  ) {
     let context = Unmanaged.passRetained(Body(body)).toOpaque()
     var created: OpaquePointer?
     GraphCore.info(name: name, file: file, line: line) { info in
-      let status = sg_effect_new(
-        GraphCore.graph, info, GraphEffect.runThunk, context, GraphEffect.releaseThunk, &created)
+      let status = sg_effect_new_owned(
+        GraphCore.graph, info, GraphEffect.runThunk, context, GraphEffect.releaseThunk, owner,
+        &created)
       if status == SG_ECYCLE.rawValue || status == SG_ECALLBACK.rawValue,
         created == nil
       {
@@ -42,19 +50,6 @@ final class GraphEffect: TrackingMember, @unchecked Sendable {
     isCancelled = true
     lock.unlock()
     if !wasCancelled { sg_node_destroy(node) }
-  }
-
-  /// Whether no change in progress has reached the effect without its run
-  /// (or the core's finding that it need not run) having happened yet: the
-  /// node is CLEAN in the core, or gone. Never blocks on a writer: the core
-  /// answers under its graph lock.
-  var isSettled: Bool {
-    lock.lock()  // keeps `cancel` from destroying the node during the look; no user code runs
-    defer { lock.unlock() }
-    if isCancelled { return true }
-    var description = sg_node_description()
-    guard sg_node_describe(node, &description) == 0 else { return true }
-    return description.state == SG_CLEAN
   }
 
   /// A run of the effect itself is no handler run: the handlers it starts

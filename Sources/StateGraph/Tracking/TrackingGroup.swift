@@ -1,3 +1,5 @@
+import StateGraphCore
+
 /// One `withGraphTrackingGroup`: the body runs in an effect, so its reads are
 /// tracked, with a child scope that each run empties first.
 ///
@@ -15,27 +17,35 @@
 ///
 /// Owners first. A group created by another group's run (synchronous or
 /// scheduled) belongs to it: when one change reaches both, the owner deals
-/// with it first, and a child it drops never runs again. The core keeps that
-/// order for effects created inside an owner's effect run, but a restart
-/// creates its fresh effect in a task, outside any owner's run, so the core
-/// no longer knows the owner and may run the child's effect first on the
-/// writer's stack. There the child only retires, queues, and takes the
-/// ``WriteEnd`` of that write; what this type adds is that the queued
-/// restart, once on the actor, starts only when that write has returned (so
-/// the owner's effect, which the same write reaches and the same thread
-/// runs, has run or been found unchanged) and every owner up the chain has
-/// settled (``ownersHaveSettled``): no restart of theirs queued or running,
-/// and no later change that reaches their effect not yet dealt with. An
-/// owner that the change reaches cancels its children in its effect's run,
-/// so the waiting child then finds its queue cancelled and never runs.
-/// Until then the child's drain task goes back to its actor a moment later;
-/// neither the writer nor an actor waits.
+/// with it first, and a child it drops never runs again. The core keeps
+/// that order between an effect and the effects created in its run; a
+/// restart creates its fresh effect later, in a task, so it names the owner
+/// to the core: the owner's effect whose run registered the group, held for
+/// the group's life (`sg_effect_new_owned`). Then, for every write wherever
+/// it comes from (Swift, C, a batch's end) and on any thread:
+///
+/// - The writer's flush runs (or finds unchanged) the owner's effect before
+///   the child's: an owner the change reaches retires and cancels its
+///   children first, so the child's effect, destroyed, never runs, and its
+///   queued restart, cancelled, never starts. A child's effect that does
+///   run knows its owners have dealt with the change.
+/// - A restart's first run, too, comes after its owners: one that a change
+///   reached and no thread has run yet runs first, on the restarting thread
+///   (it may cancel the child, whose first run then reads nothing); one
+///   running on another thread takes the first run over when its run ends,
+///   and there the child's effect acts as on any change: it retires and
+///   queues a restart (``makeEffect()`` tells the two runs apart by thread).
+///
+/// Nobody waits: a child never holds a thread until its owner is done, the
+/// core hands it to the owner's thread instead, and owners never look at
+/// their children, so no two groups wait for each other.
 ///
 /// Body runs and restarts go through one ``DeliveryQueue``: in order, one at
 /// a time, none after `cancel`. The installed effect is replaced (and the
 /// previous one destroyed) by each restart. `@unchecked Sendable`: `effect`
 /// and `isCancelled` are guarded by `lock`, `body` runs only through `runs`,
-/// the rest is immutable.
+/// the rest is immutable (the held owner effect is the core's, safe from any
+/// thread).
 final class TrackingGroup: TrackingMember, @unchecked Sendable {
   // Not Sendable: it runs only as a run of `runs`, with the group's
   // isolation and one run at a time (a delivery queue's guarantees).
@@ -44,36 +54,45 @@ final class TrackingGroup: TrackingMember, @unchecked Sendable {
   private let file: StaticString
   private let line: UInt
   private let children: TrackingScope
-  /// The group whose run registered this one, if any.
-  private weak let owner: TrackingGroup?
+  /// The owner's effect whose run registered this group (held; see
+  /// "Owners first"), or nil for a group registered outside any group.
+  private let ownerEffect: OpaquePointer?
   private var runs: DeliveryQueue<Void>!  // set once in init
   private let lock = ValueLock()
   @exclusivity(unchecked) private var effect: GraphEffect?  // guarded by `lock`
   @exclusivity(unchecked) private var isCancelled = false  // guarded by `lock`
-  /// The write whose effects retired the last effect; the queued restart waits for it.
-  @exclusivity(unchecked) private var awaitedWrite: WriteEnd?  // guarded by `lock`
 
   /// `name`, `file` and `line` name the group's effect node and its runs.
-  /// `owner`: the group whose run registers this one.
+  /// `isOwned`: registered by another group's run, whose effect is running here.
   init(
     _ delivery: Delivery, name: String, file: StaticString, line: UInt,
-    owner: TrackingGroup?, _ body: @escaping () -> Void
+    isOwned: Bool, _ body: @escaping () -> Void
   ) {
     children = TrackingScope(
       delivery: delivery.isScheduled ? GraphDelivery.scheduled : .synchronous)
-    self.owner = owner
+    ownerEffect = isOwned ? Self.holdRunningEffect() : nil
     self.body = body
     self.name = name
     self.file = file
     self.line = line
     // Weak: the queue's drain task may outlive a cancelled group.
     runs = DeliveryQueue(
-      delivery, label: "\(name) (\(file):\(line))", runsInsideItsObserver: true,
-      mayStart: owner == nil ? nil : { [weak self] in self?.ownersHaveSettled ?? true }
+      delivery, label: "\(name) (\(file):\(line))", runsInsideItsObserver: true
     ) { [weak self] _ in
       self?.restart()
     }
     children.group = self
+  }
+
+  deinit {
+    if let ownerEffect { sg_node_release_unchecked(ownerEffect) }
+  }
+
+  /// The effect whose run is registering a group here, held so that its
+  /// handle stays valid after its owner group destroys it.
+  private static func holdRunningEffect() -> OpaquePointer? {
+    guard let running = sg_current(), sg_node_hold(running) == 0 else { return nil }
+    return running
   }
 
   /// Creates a group in the current ``withGraphTracking(_:)`` scope and
@@ -85,30 +104,9 @@ final class TrackingGroup: TrackingMember, @unchecked Sendable {
     let scope = TrackingScope.required(caller)
     let delivery = Delivery(isolation, scheduled: !scope.delivery.isSynchronous)
     let group = TrackingGroup(
-      delivery, name: caller, file: file, line: line, owner: scope.group, body)
+      delivery, name: caller, file: file, line: line, isOwned: scope.group != nil, body)
     scope.add(group)
     group.start()
-  }
-
-  /// Whether every owner up the chain has settled: no restart queued or
-  /// running, and its effect is not waiting for a change in progress (see
-  /// "Owners first" above). Takes one owner's lock at a time, and the graph
-  /// lock only inside an effect's own lock; runs no user code.
-  private var ownersHaveSettled: Bool {
-    lock.lock()  // the awaited write only
-    let awaitedWrite = self.awaitedWrite
-    lock.unlock()
-    if let awaitedWrite, !awaitedWrite.isReleased { return false }
-    var next = owner
-    while let group = next {
-      if !group.runs.isIdle { return false }
-      group.lock.lock()  // reads the installed effect; it is asked outside
-      let effect = group.effect
-      group.lock.unlock()
-      if let effect, !effect.isSettled { return false }
-      next = group.owner
-    }
-    return true
   }
 
   /// The first run: now when the caller has the body's isolation (the
@@ -134,23 +132,32 @@ final class TrackingGroup: TrackingMember, @unchecked Sendable {
     // Plain flags: the effect's runs never overlap (the core claims it).
     nonisolated(unsafe) var isFirstRun = true
     nonisolated(unsafe) var isRetired = false
-    return GraphEffect(name: name, file: file, line: line) { [weak self] in
+    let creator = ThreadState.current
+    return GraphEffect(name: name, file: file, line: line, owner: ownerEffect) { [weak self] in
       guard let self, !isRetired else { return }
-      if isFirstRun {  // inside `restart`: already a run of `runs`, with the isolation
+      if isFirstRun {
         isFirstRun = false
-        return self.runBody()
+        // Inside `restart`, here: already a run of `runs`, with the isolation.
+        // Elsewhere, an owner's thread took the first run over: a change like any.
+        if ThreadState.current === creator {
+          if self.isCancelledNow {  // an owner that ran first dropped this group
+            isRetired = true
+            return
+          }
+          return self.runBody()
+        }
       }
       if self.runs.runNow({ self.runBody() }) { return }
       isRetired = true
       self.children.cancel(permanently: false)  // stale: the next run makes its own
-      if self.owner != nil {
-        let end = WriteEnd.current()
-        self.lock.lock()  // the awaited write only
-        self.awaitedWrite = end
-        self.lock.unlock()
-      }
       self.runs.submit(())
     }
+  }
+
+  private var isCancelledNow: Bool {
+    lock.lock()  // the flag only
+    defer { lock.unlock() }
+    return isCancelled
   }
 
   private func runBody() {
