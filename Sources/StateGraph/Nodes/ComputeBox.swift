@@ -35,30 +35,25 @@ class ComputeBox {
     node = created
   }
 
-  /// The registrar, for a read outside a computation.
-  @inlinable
-  final func observed() -> NodeObservation {
-    lock.lock()
-    let observation = self.observation
-    lock.unlock()
-    return observation ?? madeObservation()
-  }
-
   /// Makes the registrar and sets the watcher, under `lock`: a reader that finds the
   /// registrar finds the watcher set, so the arm of its read is never lost.
   @usableFromInline
-  final func madeObservation() -> NodeObservation {
+  final func makeObservation() {
     lock.lock()
     defer { lock.unlock() }
-    if let observation { return observation }
-    let made = NodeObservation()
-    observation = made
-    sg_node_set_watcher(node, Trampolines.watch)
-    return made
+    if observation == nil {
+      observation = NodeObservation()
+      sg_node_set_watcher(node, Trampolines.watch)
+    }
   }
 
-  /// The core's watcher: the value may have changed (Observation/).
-  final func valueDidChange() { lock.withLock { observation }?.didChange() }
+  /// The core's watcher, set with the registrar: the value may have changed (Observation/).
+  final func valueDidChange() {
+    lock.lock()
+    let observation = Unmanaged.passUnretained(self.observation.unsafelyUnwrapped)
+    lock.unlock()
+    observation._withUnsafeGuaranteedRef { $0.didChange() }
+  }
   /// The cached value, for a graph snapshot (Introspection/GraphSnapshot.swift).
   func snapshotValue() -> Any? { nil }
 }
@@ -87,13 +82,16 @@ final class ComputedRevisions<Value> {
 }
 
 /// `@unchecked Sendable`: the C node hands the box to whichever thread computes or reads;
-/// `cached`, `observation` and `revisions` are touched only under `lock`, and the rest is
+/// `storage`, `observation` and `revisions` are touched only under `lock`, and the rest is
 /// immutable after `init` (`node` is set before the box is shared). Internal: only
 /// `Computed` (which is `Sendable` only for `Sendable` values) hands out what it holds.
 @usableFromInline
 final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
-  /// Nil until the first run (or the placeholder). Inline: no allocation of its own.
-  @usableFromInline @exclusivity(unchecked) var cached: Value?
+  /// The cached value; nil until the first run (or the placeholder). A pointer rather
+  /// than an inline `Value?`: code that runs unspecialised (observers' reads of a
+  /// generic node, the deinit) would look up `Optional<Value>`'s metadata at every
+  /// access, about 300 instructions.
+  @usableFromInline @exclusivity(unchecked) var storage: UnsafeMutablePointer<Value>?
   @usableFromInline @exclusivity(unchecked) var revisions: ComputedRevisions<Value>?
   @usableFromInline let equality: Equality.Comparator<Value>
   /// The computation, also run directly against a transaction's staged values
@@ -103,7 +101,10 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   @inlinable
   init(initialValue: Value?, body: @escaping @Sendable (GraphContext) -> Value) {
     self.body = body
-    self.cached = initialValue
+    if let initialValue {
+      storage = .allocate(capacity: 1)
+      storage.unsafelyUnwrapped.initialize(to: initialValue)
+    }
     self.equality = Equality.comparator(for: Value.self)
     // The box comes as the argument: nothing captured, so no cycle and no context.
     super.init { box in
@@ -112,16 +113,46 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
     }
   }
 
+  deinit {
+    guard let storage else { return }
+    storage.deinitialize(count: 1)
+    storage.deallocate()
+  }
+
   /// Whether the node has a value yet. Under `lock`.
   @usableFromInline
-  var hasValue: Bool { cached != nil }
+  var hasValue: Bool { storage != nil }
 
   /// The cached value; only read after the C core brought the node up to date.
   @inlinable
   var current: Value {
     lock.lock()
     defer { lock.unlock() }
-    return cached.unsafelyUnwrapped
+    return storage.unsafelyUnwrapped.pointee
+  }
+
+  /// The value, for a read outside a computation: the core brings the node up to date and
+  /// arms its watcher, and the read registers with Observation.
+  @inlinable
+  func observedCurrent() -> Value {
+    let node = node.unsafelyUnwrapped
+    // The arm is taken under the same graph lock as the read, so no write slips in between.
+    GraphCore.readArming(node)
+    lock.lock()
+    if observation == nil {
+      // The first read outside a computation: the arm found no watcher to arm. Made now
+      // with the registrar, it is armed by reading again.
+      lock.unlock()
+      makeObservation()
+      GraphCore.readArming(node)
+      lock.lock()
+    }
+    // One lock for both; unmanaged, as the box holds the registrar for its whole life.
+    let observation = Unmanaged.passUnretained(self.observation.unsafelyUnwrapped)
+    let value = storage.unsafelyUnwrapped.pointee
+    lock.unlock()
+    observation._withUnsafeGuaranteedRef { $0.access() }
+    return value
   }
 
   /// Keeps a computed value, answering whether it differs from the last one.
@@ -132,18 +163,19 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
     // The lock makes the comparison, the store and the new revision one step against
     // readers and rollbacks; no user code runs under it.
     lock.lock()
-    guard cached != nil else {
-      cached = newValue
+    guard let storage else {
+      let made = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+      made.initialize(to: newValue)
+      self.storage = made
       lock.unlock()
       return Int32(SG_CHANGED)
     }
-    if equality(cached.unsafelyUnwrapped, newValue) {
+    if equality(storage.pointee, newValue) {
       lock.unlock()
       return Int32(SG_UNCHANGED)
     }
-    var replaced: Value? = newValue
-    swap(&cached, &replaced)  // moved out: released after unlock (a deinit may run user code)
-    let oldValue = replaced.unsafelyUnwrapped
+    let oldValue = storage.move()  // released after unlock: a deinit may run user code
+    storage.initialize(to: newValue)
     if let transaction = Transaction.current {
       record(oldValue, in: transaction)
     } else {
@@ -171,7 +203,7 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
     if isFirst { transaction.record(self, node: node!) }
   }
 
-  override func snapshotValue() -> Any? { lock.withLock { cached } }
+  override func snapshotValue() -> Any? { lock.withLock { storage.map { $0.pointee } } }
 }
 
 extension TypedComputeBox: Restorable {
@@ -183,14 +215,16 @@ extension TypedComputeBox: Restorable {
     // while another thread's run was under way is never taken as current.
     lock.lock()
     guard let revisions else { return lock.unlock() }  // a node with open writes has them
-    var rolledBack: [Value?] = []  // released after unlock: a deinit may run user code
+    var rolledBack: [Value] = []  // released after unlock: a deinit may run user code
     while let write = revisions.openWrites.popNewest(of: transaction) {
       guard revisions.revision == write.revisionWritten else {
         revisions.openWrites.bypass(write)  // computed again since: that value stays
         continue
       }
-      rolledBack.append(cached)
-      cached = write.before.value
+      // A value was cached: it changed, and the write logged the one it replaced.
+      let storage = storage.unsafelyUnwrapped
+      rolledBack.append(storage.move())
+      storage.initialize(to: write.before.value)
       revisions.revision = write.before.revision
       _ = sg_rollback(node!, write.before.version)
     }

@@ -74,18 +74,8 @@ public final class Computed<Value> {
   public var wrappedValue: Value {
     if let staging = Staging.current { return stagedRead(staging) }
     return box._withUnsafeGuaranteedRef { box in
-      let node = box.node.unsafelyUnwrapped
-      if GraphCore.isComputing {
-        GraphCore.read(node)
-        return box.current
-      }
-      // Outside computations the read also arms the Observation watcher, under the
-      // same lock as the read, so no write can slip in between; the registrar (and
-      // the watcher) exist before it.
-      let observation = box.observed()
-      let status = sg_read_arm_unchecked(node)
-      if status != 0 { GraphCore.fail(status, node) }
-      observation.access()
+      guard GraphCore.isComputing else { return box.observedCurrent() }
+      GraphCore.read(box.node.unsafelyUnwrapped)
       return box.current
     }
   }

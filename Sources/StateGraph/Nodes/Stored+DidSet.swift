@@ -24,9 +24,10 @@ extension Stored {
   public func onDidSet(_ handler: @escaping (_ oldValue: Value, _ newValue: Value) -> Void) {
     // Only the handler changes under the lock; the one it replaces is released after.
     let replaced = lock.withLock {
-      let side = madeSide()
-      defer { side.didSetHandler = handler }
-      return side.didSetHandler
+      madeSide()._withUnsafeGuaranteedRef { side in
+        defer { side.didSetHandler = handler }
+        return side.didSetHandler
+      }
     }
     withExtendedLifetime(replaced) {}
   }

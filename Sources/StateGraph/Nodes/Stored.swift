@@ -92,23 +92,21 @@ public final class Stored<Value> {
       let observation = isOutside ? madeObservation() : nil
       let current = value
       lock.unlock()
-      observation?.access()
+      observation?._withUnsafeGuaranteedRef { $0.access() }
       return current
     }
     set {
       if let staging = Staging.current { return stage(newValue, in: staging) }
       lock.lock()
-      guard let side else {
-        return replaceHoldingLock(with: newValue)  // the common case: one lock for the write
-      }
-      if side.didSetHandler != nil {
+      // Optional chains rather than a bound `side`: a binding would retain it.
+      if side?.didSetHandler != nil {
         lock.unlock()
         assignReportingDidSet(newValue)  // out of line: the rare path
-      } else if let persistence = side.persistence {
+      } else if let persistence = side?.persistence {
         lock.unlock()
         persistence.write(newValue, to: self)  // saves, then comes back through `replace`
       } else {
-        replaceHoldingLock(with: newValue)
+        replaceHoldingLock(with: newValue)  // the common case: one lock for the whole write
       }
     }
   }
@@ -125,13 +123,12 @@ public final class Stored<Value> {
   /// The open writes of batches, for a check under `lock` (Storage/).
   var openWrites: OpenWrites<Value> { side?.openWrites ?? OpenWrites() }
 
-  /// The node's side record, made on first use. Under `lock`.
+  /// The node's side record, made on first use. Under `lock`. Unmanaged: the node holds
+  /// it for its whole life, so the caller needs no reference of its own.
   @inlinable
-  func madeSide() -> StoredSideRecord<Value> {
-    if let side { return side }
-    let made = StoredSideRecord<Value>()
-    side = made
-    return made
+  func madeSide() -> Unmanaged<StoredSideRecord<Value>> {
+    if side == nil { side = StoredSideRecord<Value>() }
+    return .passUnretained(side.unsafelyUnwrapped)
   }
 
   /// A write through `wrappedValue`, without the `onDidSet` handler.
@@ -194,7 +191,7 @@ public final class Stored<Value> {
     let oldValue = value  // released after unlock: a deinit may run user code
     value = newValue
     if joinsBatch, let transaction = Transaction.current {
-      let revisionBefore = madeSide().advanceRevision()
+      let revisionBefore = madeSide()._withUnsafeGuaranteedRef { $0.advanceRevision() }
       changeInBatch(transaction, from: oldValue, revisionBefore: revisionBefore, undo: undo)
     } else {
       side?.advanceRevision()
@@ -240,24 +237,26 @@ public final class Stored<Value> {
     if isSame(value, staged) { return false }
     swap(&value, &staged)
     let oldValue = staged
-    let side = madeSide()
-    let revisionBefore = side.advanceRevision()
-    let before = OpenWrites.RestorePoint(
-      value: oldValue, revision: revisionBefore, version: sg_node_version_unchecked(node),
-      versionNamesValue: unpublished == 0, undo: nil)
-    GraphCore.wrote(sg_changed_unchecked(node))
-    return side.openWrites.add(
-      transaction.id, before: before, revisionWritten: side.revision,
-      versionWritten: sg_node_version_unchecked(node))
+    return madeSide()._withUnsafeGuaranteedRef { side in
+      let revisionBefore = side.advanceRevision()
+      let before = OpenWrites.RestorePoint(
+        value: oldValue, revision: revisionBefore, version: sg_node_version_unchecked(node),
+        versionNamesValue: unpublished == 0, undo: nil)
+      GraphCore.wrote(sg_changed_unchecked(node))
+      return side.openWrites.add(
+        transaction.id, before: before, revisionWritten: side.revision,
+        versionWritten: sg_node_version_unchecked(node))
+    }
   }
 
-  /// The node's Observation registrar, made on first use. Under `lock`.
+  /// The node's Observation registrar, made on first use. Under `lock`. Unmanaged: never
+  /// replaced, it lives as long as the node, which the reader holds.
   @inlinable
-  func madeObservation() -> NodeObservation {
-    if let observation = side?.observation { return observation }
-    let made = NodeObservation()
-    madeSide().observation = made
-    return made
+  func madeObservation() -> Unmanaged<NodeObservation> {
+    madeSide()._withUnsafeGuaranteedRef { side in
+      if side.observation == nil { side.observation = NodeObservation() }
+      return .passUnretained(side.observation.unsafelyUnwrapped)
+    }
   }
 
   /// A change inside a batch of this thread. Called with `lock` held (the new value is
@@ -277,22 +276,27 @@ public final class Stored<Value> {
       value: oldValue, revision: revisionBefore, version: sg_node_version_unchecked(node),
       versionNamesValue: unpublished == 0, undo: undo)
     GraphCore.changed(node)
-    let side = side.unsafelyUnwrapped
-    let isFirst = side.openWrites.add(
-      transaction.id, before: before, revisionWritten: side.revision,
-      versionWritten: sg_node_version_unchecked(node))
-    let commit = isFirst ? madeCommitHook(side) : nil
+    let side = madeSide()
+    let isFirst = side._withUnsafeGuaranteedRef {
+      $0.openWrites.add(
+        transaction.id, before: before, revisionWritten: $0.revision,
+        versionWritten: sg_node_version_unchecked(node))
+    }
+    // Not returned from the closure above: a closure passed out through its generic
+    // result would be wrapped in a thunk, an allocation per write.
+    let commit = isFirst ? madeCommitHook() : nil
     lock.unlock()
     // Observation hears of it when the outermost batch commits, or never.
     if isFirst { transaction.record(self, node: node, commit: commit) }
   }
 
-  /// The node's `commitHook`, made on first use. Under `lock`. Unowned: the transaction
-  /// that calls it holds the node, which holds its side record.
+  /// The node's `commitHook`, made on first use. Under `lock`, with the side record made.
+  /// Unowned: the transaction that calls it holds the node, which holds its side record.
   @inlinable
-  func madeCommitHook(_ side: StoredSideRecord<Value>) -> (ObjectIdentifier) -> Void {
-    if let commitHook = side.commitHook { return commitHook }
-    let made: (ObjectIdentifier) -> Void = { [unowned(unsafe) self, unowned(unsafe) side] transaction in
+  func madeCommitHook() -> (ObjectIdentifier) -> Void {
+    if let commitHook = side.unsafelyUnwrapped.commitHook { return commitHook }
+    unowned(unsafe) let side = self.side.unsafelyUnwrapped
+    let made: (ObjectIdentifier) -> Void = { [unowned(unsafe) self, side] transaction in
       let registrar = self.lock.withLock {
         side.openWrites.drop(transaction)
         return side.observation
