@@ -66,6 +66,22 @@ struct ObservationTests {
     #expect(fired.value == 1)
   }
 
+  /// A computed node gets its registrar and watcher at its first read outside a
+  /// computation: a node that already ran (read by another node) and is first observed
+  /// then must still be armed by that read.
+  @Test func aComputedFirstObservedAfterItRanIsArmedByThatRead() {
+    let source = Stored(wrappedValue: 1)
+    let derived = Computed { _ in source.wrappedValue + 1 }
+    let reader = Computed { _ in derived.wrappedValue * 10 }
+    #expect(reader.wrappedValue == 20)  // `derived` ran inside a computation only
+    let fired = Counter()
+    let value = withObservationTracking { derived.wrappedValue } onChange: { fired.tick() }
+    #expect(value == 2)
+    source.wrappedValue = 5
+    #expect(fired.value == 1)
+    #expect(derived.wrappedValue == 6)
+  }
+
   @Test func batchedWritesReachObservationAfterTheBatch() {
     let a = Stored(wrappedValue: 0)
     let fired = Counter()

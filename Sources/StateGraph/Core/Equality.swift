@@ -3,22 +3,47 @@
 /// class instances by identity, anything else always counts as changed.
 @usableFromInline
 enum Equality {
-  /// Chosen once per node. Never optional: a node calls it on every change,
-  /// and unwrapping an optional closure costs a retain and a release.
-  ///
-  /// Made once per type and shared by every node of that type: a closure made
-  /// in generic code captures the type's metadata (and its `Equatable`
-  /// conformance), so making one per node cost a heap allocation (48 bytes)
-  /// and a conformance lookup per node created.
+  /// A type's comparison, made once per type and shared by every node of that
+  /// type: a node keeps one reference (8 bytes) rather than a closure (16), and
+  /// a closure made in generic code would capture the type's metadata (and its
+  /// `Equatable` conformance), a heap allocation and a conformance lookup per node.
   @usableFromInline
-  static func comparator<Value>(for _: Value.Type) -> (Value, Value) -> Bool {
+  final class Comparator<Value>: @unchecked Sendable {
+    /// Never optional: a node calls it on every change, and unwrapping an
+    /// optional closure costs a retain and a release.
+    @usableFromInline let same: (Value, Value) -> Bool
+
+    init(same: @escaping (Value, Value) -> Bool) { self.same = same }
+
+    /// Whether `lhs` and `rhs` are the same. Inlined where `Value` is known, so that the
+    /// commonest value types compare with their own `==`, a few instructions, rather than
+    /// through the shared closure and the `Equatable` witness (about 30).
+    @inlinable @inline(__always)
+    func callAsFunction(_ lhs: Value, _ rhs: Value) -> Bool {
+      if Value.self == Int.self { return unsafeBitCast(lhs, to: Int.self) == unsafeBitCast(rhs, to: Int.self) }
+      if Value.self == Bool.self { return unsafeBitCast(lhs, to: Bool.self) == unsafeBitCast(rhs, to: Bool.self) }
+      if Value.self == Double.self {
+        return unsafeBitCast(lhs, to: Double.self) == unsafeBitCast(rhs, to: Double.self)
+      }
+      if Value.self == String.self {
+        return unsafeBitCast(lhs, to: String.self) == unsafeBitCast(rhs, to: String.self)
+      }
+      // Borrowed for the call: otherwise the caller retains and releases the closure's
+      // context around it.
+      let comparator = self
+      return withExtendedLifetime(comparator) { comparator.same(lhs, rhs) }
+    }
+  }
+
+  /// `Value`'s comparator: looked up once per node created.
+  @usableFromInline
+  static func comparator<Value>(for _: Value.Type) -> Comparator<Value> {
     let type = unsafeBitCast(Value.self, to: UnsafeRawPointer.self)
     if let shared = comparators.find(type) {
-      return unsafeBitCast(shared, to: Comparison<Value>.self).same
+      return unsafeDowncast(shared, to: Comparator<Value>.self)
     }
-    let made = Comparison<Value>(same: makeComparator(for: Value.self))
-    comparators.add(type, unsafeBitCast(made, to: Comparison<Never>.self))
-    return made.same
+    let made = Comparator<Value>(same: makeComparator(for: Value.self))
+    return unsafeDowncast(comparators.add(type, made), to: Comparator<Value>.self)
   }
 
   private static func makeComparator<Value>(for _: Value.Type) -> (Value, Value) -> Bool {
@@ -44,7 +69,7 @@ enum Equality {
   /// `unsafeBitCast`; a bare closure would be wrapped in a thunk on the way
   /// in and another on the way out, two more calls per comparison. A generic
   /// struct stores its closure in the most general representation whatever
-  /// `T` is, so a `Comparison<Never>` holds any type's comparator unchanged.
+  /// `T` is, so `E`'s comparison serves as `Value`'s unchanged.
   private struct Comparison<T> {
     let same: (T, T) -> Bool
   }
@@ -60,7 +85,7 @@ enum Equality {
   private final class ComparatorTable: @unchecked Sendable {
     private let lock = ValueLock()
     @exclusivity(unchecked) private var keys: UnsafeMutablePointer<UnsafeRawPointer?>
-    @exclusivity(unchecked) private var values: UnsafeMutablePointer<Comparison<Never>>
+    @exclusivity(unchecked) private var values: UnsafeMutablePointer<AnyObject>
     @exclusivity(unchecked) private var capacity = 64  // a power of two
     @exclusivity(unchecked) private var count = 0
 
@@ -80,7 +105,7 @@ enum Equality {
       return index
     }
 
-    func find(_ key: UnsafeRawPointer) -> Comparison<Never>? {
+    func find(_ key: UnsafeRawPointer) -> AnyObject? {
       lock.lock()
       let index = slot(of: key)
       let found = keys[index] != nil ? values[index] : nil
@@ -88,16 +113,17 @@ enum Equality {
       return found
     }
 
-    /// Keeps `value` for `key`, unless another thread kept one first (both work).
-    func add(_ key: UnsafeRawPointer, _ value: Comparison<Never>) {
+    /// Keeps `value` for `key`, unless another thread kept one first: returns the one kept.
+    func add(_ key: UnsafeRawPointer, _ value: AnyObject) -> AnyObject {
       lock.lock()
       defer { lock.unlock() }
       let index = slot(of: key)
-      guard keys[index] == nil else { return }
+      guard keys[index] == nil else { return values[index] }
       keys[index] = key
       (values + index).initialize(to: value)
       count += 1
       if count * 2 > capacity { grow() }
+      return value
     }
 
     /// Under `lock`: twice the slots, every entry moved to its new place.

@@ -58,6 +58,14 @@ enum GraphCore {
     if status != 0 { fail(status, node) }
   }
 
+  /// ``read(_:)`` that also arms the node's watcher (a computed node read outside
+  /// computations, for Observation).
+  @inlinable @inline(__always)
+  static func readArming(_ node: OpaquePointer) {
+    let status = sg_read_arm_unchecked(node)
+    if status != 0 { fail(status, node) }
+  }
+
   /// A write (or batch end, or new effect) that the core answered with
   /// `SG_ECYCLE` — a computation writing a node it reads, or handlers writing
   /// each other's inputs without end — stops the program like a dependency

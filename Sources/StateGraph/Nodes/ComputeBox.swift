@@ -2,61 +2,75 @@ import Observation
 import StateGraphCore
 
 /// What the C node of a ``Computed`` points at: the closure, the cached
-/// value and the Observation registrar. The C node retains it (released by its destroy callback), so a
-/// callback never meets freed memory, even while the `Computed` itself goes
-/// away on another thread. Non-generic base: one C thunk serves every type.
+/// value and, once observed, the Observation registrar. The C node retains it (released by
+/// its destroy callback), so a callback never meets freed memory, even while the `Computed`
+/// itself goes away on another thread. Non-generic base: one C thunk serves every type.
 @usableFromInline
 class ComputeBox {
-  /// Runs the computation and stores its value. Built by the typed box's
-  /// `@inlinable` init, so it is compiled, specialised, where `Value` is known;
-  /// a method override would always run the generic code of this module.
+  /// Runs the computation and stores its value. Made by the typed box's `@inlinable`
+  /// init, so it is compiled, specialised, where `Value` is known (a method override
+  /// would always run the generic code of this module); it captures nothing, so a
+  /// specialised one allocates no context.
   @usableFromInline let run: (ComputeBox) -> Int32
-  @usableFromInline var node: OpaquePointer?
-  /// Here rather than in the `Computed`: the core's watcher calls reach the
-  /// box, which lives as long as the C node, with no reference back needed.
-  @usableFromInline let registrar = ObservationRegistrar()
+  /// Set once, right after the C node is made, before the box is shared.
+  @usableFromInline @exclusivity(unchecked) var node: OpaquePointer?
+  @usableFromInline let lock = ValueLock()
+  /// Made by the first read outside a computation, the only kind Observation tracks,
+  /// which also gives the C node its watcher: a node nobody observes costs no registrar
+  /// (two allocations) and no watcher call per change. Guarded by `lock`; never replaced.
+  @usableFromInline @exclusivity(unchecked) var observation: NodeObservation?
 
   @usableFromInline
   init(run: @escaping (ComputeBox) -> Int32) { self.run = run }
 
   /// Creates the C node, which retains this box until it is destroyed.
   @usableFromInline
-  final func register(name: String?, file: StaticString, line: UInt) -> OpaquePointer {
+  final func register(name: String?, file: StaticString, line: UInt) {
     let context = Unmanaged.passRetained(self).toOpaque()
     var created: OpaquePointer?
     GraphCore.info(name: name, file: file, line: line) { info in
       _ = sg_computed_new(
         GraphCore.graph, info, Trampolines.compute, context, Trampolines.release, &created)
     }
-    sg_node_set_watcher(created, Trampolines.watch)
     node = created
-    return created!
   }
 
-  /// The core's watcher: the value may have changed (Observation/).
-  final func valueDidChange() { registrar.valueDidChange() }
+  /// Makes the registrar and sets the watcher, under `lock`: a reader that finds the
+  /// registrar finds the watcher set, so the arm of its read is never lost.
+  @usableFromInline
+  final func makeObservation() {
+    lock.lock()
+    defer { lock.unlock() }
+    if observation == nil {
+      observation = NodeObservation()
+      sg_node_set_watcher(node, Trampolines.watch)
+    }
+  }
+
+  /// The core's watcher, set with the registrar: the value may have changed (Observation/).
+  final func valueDidChange() {
+    lock.lock()
+    let observation = Unmanaged.passUnretained(self.observation.unsafelyUnwrapped)
+    lock.unlock()
+    observation._withUnsafeGuaranteedRef { $0.didChange() }
+  }
   /// The cached value, for a graph snapshot (Introspection/GraphSnapshot.swift).
   func snapshotValue() -> Any? { nil }
 }
 
 /// `@unchecked Sendable`: the C node hands the box to whichever thread computes or reads;
-/// `storage`, `hasValue`, `revision`, `lastRevision` and `openWrites` are touched only
-/// under `lock`, and the rest is immutable after `init`. Internal: only `Computed` (which
-/// is `Sendable` only for `Sendable` values) hands out what it holds.
+/// `storage`, `observation` and `revisions` are touched only under `lock`, and the rest is
+/// immutable after `init` (`node` is set before the box is shared). Internal: only
+/// `Computed` (which is `Sendable` only for `Sendable` values) hands out what it holds.
 @usableFromInline
 final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
-  @usableFromInline let lock = ValueLock()
-  // A pointer and a flag rather than `Value?`: unspecialized generic code
-  // would look up `Optional<Value>`'s metadata on every access.
-  @usableFromInline let storage = UnsafeMutablePointer<Value>.allocate(capacity: 1)
-  @usableFromInline @exclusivity(unchecked) var hasValue = false
-  /// Names the cached value (see ``OpenWrites``): taken from `lastRevision` by every
-  /// change, given back by a rollback's restore. Guarded by `lock`, as are
-  /// `lastRevision` and `openWrites`.
-  @usableFromInline @exclusivity(unchecked) var revision: UInt64 = 0
-  @usableFromInline @exclusivity(unchecked) var lastRevision: UInt64 = 0
-  @usableFromInline @exclusivity(unchecked) var openWrites = OpenWrites<Value>()
-  @usableFromInline let isSame: (Value, Value) -> Bool
+  /// The cached value; nil until the first run (or the placeholder). A pointer rather
+  /// than an inline `Value?`: code that runs unspecialised (observers' reads of a
+  /// generic node, the deinit) would look up `Optional<Value>`'s metadata at every
+  /// access, about 300 instructions.
+  @usableFromInline @exclusivity(unchecked) var storage: UnsafeMutablePointer<Value>?
+  @usableFromInline @exclusivity(unchecked) var revisions: ComputedRevisions<Value>?
+  @usableFromInline let equality: Equality.Comparator<Value>
   /// The computation, also run directly against a transaction's staged values
   /// (Batch/Staging.swift).
   @usableFromInline let body: @Sendable (GraphContext) -> Value
@@ -65,27 +79,57 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   init(initialValue: Value?, body: @escaping @Sendable (GraphContext) -> Value) {
     self.body = body
     if let initialValue {
-      storage.initialize(to: initialValue)
-      hasValue = true
+      storage = .allocate(capacity: 1)
+      storage.unsafelyUnwrapped.initialize(to: initialValue)
     }
-    self.isSame = Equality.comparator(for: Value.self)
-    // Captures only `body`; the box comes as the argument, so no cycle.
+    self.equality = Equality.comparator(for: Value.self)
+    // The box comes as the argument: nothing captured, so no cycle and no context.
     super.init { box in
-      unsafeDowncast(box, to: TypedComputeBox<Value>.self).store(body(GraphContext()))
+      let typed = unsafeDowncast(box, to: TypedComputeBox<Value>.self)
+      return typed.store(typed.body(GraphContext()))
     }
   }
 
   deinit {
-    if hasValue { storage.deinitialize(count: 1) }
+    guard let storage else { return }
+    storage.deinitialize(count: 1)
     storage.deallocate()
   }
+
+  /// Whether the node has a value yet. Under `lock`.
+  @usableFromInline
+  var hasValue: Bool { storage != nil }
 
   /// The cached value; only read after the C core brought the node up to date.
   @inlinable
   var current: Value {
     lock.lock()
     defer { lock.unlock() }
-    return storage.pointee
+    return storage.unsafelyUnwrapped.pointee
+  }
+
+  /// The value, for a read outside a computation: the core brings the node up to date and
+  /// arms its watcher, and the read registers with Observation.
+  @inlinable
+  func observedCurrent() -> Value {
+    let node = node.unsafelyUnwrapped
+    // The arm is taken under the same graph lock as the read, so no write slips in between.
+    GraphCore.readArming(node)
+    lock.lock()
+    if observation == nil {
+      // The first read outside a computation: the arm found no watcher to arm. Made now
+      // with the registrar, it is armed by reading again.
+      lock.unlock()
+      makeObservation()
+      GraphCore.readArming(node)
+      lock.lock()
+    }
+    // One lock for both; unmanaged, as the box holds the registrar for its whole life.
+    let observation = Unmanaged.passUnretained(self.observation.unsafelyUnwrapped)
+    let value = storage.unsafelyUnwrapped.pointee
+    lock.unlock()
+    observation._withUnsafeGuaranteedRef { $0.access() }
+    return value
   }
 
   /// Keeps a computed value, answering whether it differs from the last one.
@@ -96,24 +140,23 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
     // The lock makes the comparison, the store and the new revision one step against
     // readers and rollbacks; no user code runs under it.
     lock.lock()
-    guard hasValue else {
-      storage.initialize(to: newValue)
-      hasValue = true
+    guard let storage else {
+      let made = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+      made.initialize(to: newValue)
+      self.storage = made
       lock.unlock()
       return Int32(SG_CHANGED)
     }
-    if isSame(storage.pointee, newValue) {
+    if equality(storage.pointee, newValue) {
       lock.unlock()
       return Int32(SG_UNCHANGED)
     }
     let oldValue = storage.move()  // released after unlock: a deinit may run user code
     storage.initialize(to: newValue)
-    let revisionBefore = revision
-    lastRevision &+= 1
-    revision = lastRevision
     if let transaction = Transaction.current {
-      record(oldValue, revisionBefore: revisionBefore, in: transaction)
+      record(oldValue, in: transaction)
     } else {
+      revisions?.advanceRevision()
       lock.unlock()
     }
     return Int32(SG_CHANGED)
@@ -123,18 +166,21 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   /// read names the replaced value (a rollback on another thread may be restoring this
   /// node); returns with it released. Out of line: batches are rare.
   @usableFromInline
-  func record(_ oldValue: Value, revisionBefore: UInt64, in transaction: Transaction) {
+  func record(_ oldValue: Value, in transaction: Transaction) {
+    let revisions = self.revisions ?? ComputedRevisions()
+    self.revisions = revisions
+    let revisionBefore = revisions.advanceRevision()
     // The core's lock only: never waits for a callback.
     let before = OpenWrites.RestorePoint(
       value: oldValue, revision: revisionBefore, version: sg_node_version_unchecked(node!),
       versionNamesValue: true, undo: nil)
-    let isFirst = openWrites.add(
-      transaction.id, before: before, revisionWritten: revision, versionWritten: 0)
+    let isFirst = revisions.openWrites.add(
+      transaction.id, before: before, revisionWritten: revisions.revision, versionWritten: 0)
     lock.unlock()
     if isFirst { transaction.record(self, node: node!) }
   }
 
-  override func snapshotValue() -> Any? { lock.withLock { hasValue ? storage.pointee : nil } }
+  override func snapshotValue() -> Any? { lock.withLock { storage.map { $0.pointee } } }
 }
 
 extension TypedComputeBox: Restorable {
@@ -145,15 +191,18 @@ extension TypedComputeBox: Restorable {
     // no callback. It leaves the node to run again at its next read, so a value restored
     // while another thread's run was under way is never taken as current.
     lock.lock()
+    guard let revisions else { return lock.unlock() }  // a node with open writes has them
     var rolledBack: [Value] = []  // released after unlock: a deinit may run user code
-    while let write = openWrites.popNewest(of: transaction) {
-      guard revision == write.revisionWritten else {
-        openWrites.bypass(write)  // computed again since: that value stays
+    while let write = revisions.openWrites.popNewest(of: transaction) {
+      guard revisions.revision == write.revisionWritten else {
+        revisions.openWrites.bypass(write)  // computed again since: that value stays
         continue
       }
+      // A value was cached: it changed, and the write logged the one it replaced.
+      let storage = storage.unsafelyUnwrapped
       rolledBack.append(storage.move())
       storage.initialize(to: write.before.value)
-      revision = write.before.revision
+      revisions.revision = write.before.revision
       _ = sg_rollback(node!, write.before.version)
     }
     lock.unlock()
@@ -163,13 +212,13 @@ extension TypedComputeBox: Restorable {
   @usableFromInline
   func transfer(from child: ObjectIdentifier, to parent: ObjectIdentifier) {
     // Bookkeeping only, under the lock that guards it.
-    lock.withLock { openWrites.transfer(from: child, to: parent) }
+    lock.withLock { revisions?.openWrites.transfer(from: child, to: parent) }
   }
 
   @usableFromInline
   func batchDidCommit(_ transaction: ObjectIdentifier) {
     // Bookkeeping only; Observation hears through the core's watcher.
-    lock.withLock { openWrites.drop(transaction) }
+    lock.withLock { revisions?.openWrites.drop(transaction) }
   }
 }
 

@@ -34,14 +34,15 @@ public final class Computed<Value> {
   // `@usableFromInline` below: the inits and `wrappedValue` are `@inlinable`,
   // so the module that names `Value` compiles them, and the box's compute
   // run, specialised for it.
-  @usableFromInline let node: OpaquePointer
-  @usableFromInline var registrar: ObservationRegistrar {
-    box._withUnsafeGuaranteedRef { $0.registrar }
-  }
   /// Owned by the C node (released from its destroy callback, after this
   /// object's deinit destroyed it), so releasing a long chain never recurses.
-  /// Unmanaged: reading through it needs no retain.
+  /// Unmanaged: reading through it needs no retain. The one stored property: the box
+  /// keeps the C handle too.
   @usableFromInline let box: Unmanaged<TypedComputeBox<Value>>
+
+  /// The C node, which the box keeps (set before this object exists).
+  @inlinable
+  var node: OpaquePointer { box._withUnsafeGuaranteedRef { $0.node.unsafelyUnwrapped } }
 
   /// Creates a computed node; `compute` runs when the value is first read.
   @inlinable
@@ -50,8 +51,8 @@ public final class Computed<Value> {
     _ compute: @escaping @Sendable (Context) -> Value
   ) {
     let box = TypedComputeBox(initialValue: nil, body: compute)
+    box.register(name: name, file: file, line: line)
     self.box = .passUnretained(box)
-    self.node = box.register(name: name, file: file, line: line)
   }
 
   /// Creates a computed node with a placeholder value: a first computation
@@ -62,8 +63,8 @@ public final class Computed<Value> {
     _ compute: @escaping @Sendable (Context) -> Value
   ) {
     let box = TypedComputeBox(initialValue: wrappedValue, body: compute)
+    box.register(name: name, file: file, line: line)
     self.box = .passUnretained(box)
-    self.node = box.register(name: name, file: file, line: line)
   }
 
   deinit { sg_node_destroy(node) }
@@ -72,12 +73,11 @@ public final class Computed<Value> {
   @inlinable
   public var wrappedValue: Value {
     if let staging = Staging.current { return stagedRead(staging) }
-    // Outside computations this also arms the Observation watcher, under the
-    // same lock as the read, so no write can slip in between.
-    let status = sg_read_arm_unchecked(node)
-    if status != 0 { GraphCore.fail(status, node) }
-    if !GraphCore.isComputing { registrar.accessValue() }
-    return box._withUnsafeGuaranteedRef { $0.current }
+    return box._withUnsafeGuaranteedRef { box in
+      guard GraphCore.isComputing else { return box.observedCurrent() }
+      GraphCore.read(box.node.unsafelyUnwrapped)
+      return box.current
+    }
   }
 }
 
@@ -94,7 +94,7 @@ extension Computed {
   }
 }
 
-/// Safe to share between threads when the value is: the stored properties are immutable
+/// Safe to share between threads when the value is: the stored property is immutable
 /// after `init`; the cached value lives in the box, read and written only under the box's
 /// lock; the C node is the core's, which guards it with the graph lock and runs the
 /// computation on one thread at a time. The computation is `@Sendable` (it runs on

@@ -24,8 +24,10 @@ extension Stored {
   public func onDidSet(_ handler: @escaping (_ oldValue: Value, _ newValue: Value) -> Void) {
     // Only the handler changes under the lock; the one it replaces is released after.
     let replaced = lock.withLock {
-      defer { didSetHandler = handler }
-      return didSetHandler
+      madeSide()._withUnsafeGuaranteedRef { side in
+        defer { side.didSetHandler = handler }
+        return side.didSetHandler
+      }
     }
     withExtendedLifetime(replaced) {}
   }
@@ -35,7 +37,7 @@ extension Stored {
   @usableFromInline
   func assignReportingDidSet(_ newValue: Value) {
     lock.lock()
-    let handler = didSetHandler
+    let handler = side?.didSetHandler
     let oldValue = value
     lock.unlock()
     assign(newValue)
@@ -49,7 +51,7 @@ extension Stored {
   /// `onDidSet` handler only when the value really changed, since a publication that
   /// repeats the held value is an echo, not an assignment.
   func publishCallingDidSet(_ newValue: Value, isCurrent: @escaping () -> Bool) {
-    let handler = lock.withLock { didSetHandler }
+    let handler = lock.withLock { side?.didSetHandler }
     var oldValue: Value?
     replace(
       with: newValue,

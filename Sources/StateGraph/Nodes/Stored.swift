@@ -27,38 +27,20 @@ public final class Stored<Value> {
   // `@usableFromInline` below: the accessors are `@inlinable`, so a client
   // module compiles them specialised for its `Value` (no generic value
   // witnesses, no calls for the lock).
+  // The fields a plain node needs, and no more (56 bytes for an `Int`): the rest waits
+  // in `side` until an observer, a batch, a handler or a backing asks for it.
   @usableFromInline let node: OpaquePointer
   @usableFromInline let lock = ValueLock()
-  @usableFromInline @exclusivity(unchecked) var value: Value  // guarded by `lock`
-  /// Names `value` (see ``OpenWrites``): taken from `lastRevision` by every change, given
-  /// back by a rollback's restore. Guarded by `lock`.
-  @usableFromInline @exclusivity(unchecked) var revision: UInt64 = 0
-  /// The highest revision ever handed out. Guarded by `lock`.
-  @usableFromInline @exclusivity(unchecked) var lastRevision: UInt64 = 0
   /// Writes outside a batch whose value is stored but whose `sg_changed` has not returned
   /// yet (it runs effects, so no lock may be held across it): until then the C version
   /// does not name `value`, which a batch on another thread must know before it logs the
-  /// version or rolls back to one. Guarded by `lock`.
-  @usableFromInline @exclusivity(unchecked) var unpublished = 0
-  /// What rollbacks of batches still open put back. Guarded by `lock`.
-  @usableFromInline @exclusivity(unchecked) var openWrites = OpenWrites<Value>()
-  /// `batchDidCommit`, made by the first change in a batch where `Value` is known (once
-  /// per node, so a batch allocates nothing in the steady state) and handed to the
-  /// transaction: it runs the commit specialised (see `Transaction.record`). Guarded by
-  /// `lock`.
-  @usableFromInline @exclusivity(unchecked) var commitHook: ((ObjectIdentifier) -> Void)?
-  /// Made by the first read outside a computation, the only kind Observation
-  /// tracks: until then no observer can know the node, so it costs no memory
-  /// (a registrar is two allocations) and a change skips it (its
-  /// willSet/didSet cost ~250 instructions even when empty). Guarded by `lock`.
-  @usableFromInline @exclusivity(unchecked) var observation: NodeObservation?
-  /// Set by ``onDidSet(_:)``; nil for almost every node, so a write checks it and goes on.
-  /// Guarded by `lock`.
-  @usableFromInline @exclusivity(unchecked) var didSetHandler: ((Value, Value) -> Void)?
-  @usableFromInline let isSame: (Value, Value) -> Bool
-  /// Where the value persists; nil for a node that lives in memory only
-  /// (see Storage/ and `init(name:wrappedValue:backed:)`).
-  @usableFromInline let persistence: StoredPersistence<Value>?
+  /// version or rolls back to one. Guarded by `lock`; 32 bits, to share its word.
+  @usableFromInline @exclusivity(unchecked) var unpublished: UInt32 = 0
+  @usableFromInline @exclusivity(unchecked) var value: Value  // guarded by `lock`
+  /// Nil for almost every node, so a write checks it and goes on. Made under `lock`,
+  /// never replaced; read under `lock`.
+  @usableFromInline @exclusivity(unchecked) var side: StoredSideRecord<Value>?
+  @usableFromInline let equality: Equality.Comparator<Value>
 
   /// Creates a stored node.
   /// - Parameters:
@@ -77,8 +59,12 @@ public final class Stored<Value> {
     file: StaticString, line: UInt
   ) {
     self.value = wrappedValue
-    self.isSame = Equality.comparator(for: Value.self)
-    self.persistence = persistence
+    self.equality = Equality.comparator(for: Value.self)
+    if let persistence {
+      let side = StoredSideRecord<Value>()
+      side.persistence = persistence
+      self.side = side
+    }
     var created: OpaquePointer?
     GraphCore.info(name: name, file: file, line: line) { info in
       _ = sg_stored_new(GraphCore.graph, info, &created)
@@ -106,22 +92,43 @@ public final class Stored<Value> {
       let observation = isOutside ? madeObservation() : nil
       let current = value
       lock.unlock()
-      observation?.access()
+      observation?._withUnsafeGuaranteedRef { $0.access() }
       return current
     }
     set {
       if let staging = Staging.current { return stage(newValue, in: staging) }
       lock.lock()
-      if didSetHandler != nil {
+      // Optional chains rather than a bound `side`: a binding would retain it.
+      if side?.didSetHandler != nil {
         lock.unlock()
         assignReportingDidSet(newValue)  // out of line: the rare path
-      } else if let persistence {
+      } else if let persistence = side?.persistence {
         lock.unlock()
         persistence.write(newValue, to: self)  // saves, then comes back through `replace`
       } else {
         replaceHoldingLock(with: newValue)  // the common case: one lock for the whole write
       }
     }
+  }
+
+  /// Whether two values are the same (see ``Equality``).
+  @inlinable
+  func isSame(_ lhs: Value, _ rhs: Value) -> Bool { equality(lhs, rhs) }
+
+  /// Where the value persists; nil for a node that lives in memory only
+  /// (see Storage/ and `init(name:wrappedValue:backed:)`). Takes `lock`.
+  @usableFromInline
+  var persistence: StoredPersistence<Value>? { lock.withLock { side?.persistence } }
+
+  /// The open writes of batches, for a check under `lock` (Storage/).
+  var openWrites: OpenWrites<Value> { side?.openWrites ?? OpenWrites() }
+
+  /// The node's side record, made on first use. Under `lock`. Unmanaged: the node holds
+  /// it for its whole life, so the caller needs no reference of its own.
+  @inlinable
+  func madeSide() -> Unmanaged<StoredSideRecord<Value>> {
+    if side == nil { side = StoredSideRecord<Value>() }
+    return .passUnretained(side.unsafelyUnwrapped)
   }
 
   /// A write through `wrappedValue`, without the `onDidSet` handler.
@@ -163,7 +170,9 @@ public final class Stored<Value> {
     // A registrar, once made, is never replaced: the one told here is the one
     // a reader found, and a reader arriving later reads the new value.
     var announced: NodeObservation?
-    if let observation, !isSame(value, newValue), !(joinsBatch && Transaction.current != nil) {
+    if let observation = side?.observation, !isSame(value, newValue),
+      !(joinsBatch && Transaction.current != nil)
+    {
       lock.unlock()
       observation.willSet()
       announced = observation
@@ -180,13 +189,12 @@ public final class Stored<Value> {
       return
     }
     let oldValue = value  // released after unlock: a deinit may run user code
-    let revisionBefore = revision
     value = newValue
-    lastRevision &+= 1
-    revision = lastRevision
     if joinsBatch, let transaction = Transaction.current {
+      let revisionBefore = madeSide()._withUnsafeGuaranteedRef { $0.advanceRevision() }
       changeInBatch(transaction, from: oldValue, revisionBefore: revisionBefore, undo: undo)
     } else {
+      side?.advanceRevision()
       unpublished += 1
       lock.unlock()
       publish(announced)
@@ -211,7 +219,7 @@ public final class Stored<Value> {
   /// at its commit. The `onDidSet` handler runs now, with the values this thread sees.
   @inlinable
   func stage(_ newValue: Value, in staging: Staging) {
-    guard let handler = lock.withLock({ didSetHandler }) else {
+    guard let handler = lock.withLock({ side?.didSetHandler }) else {
       return staging.stage(newValue, for: self)
     }
     let oldValue = stagedRead(staging)
@@ -229,29 +237,30 @@ public final class Stored<Value> {
     if isSame(value, staged) { return false }
     swap(&value, &staged)
     let oldValue = staged
-    let revisionBefore = revision
-    lastRevision &+= 1
-    revision = lastRevision
-    let before = OpenWrites.RestorePoint(
-      value: oldValue, revision: revisionBefore, version: sg_node_version_unchecked(node),
-      versionNamesValue: unpublished == 0, undo: nil)
-    GraphCore.wrote(sg_changed_unchecked(node))
-    return openWrites.add(
-      transaction.id, before: before, revisionWritten: revision,
-      versionWritten: sg_node_version_unchecked(node))
+    return madeSide()._withUnsafeGuaranteedRef { side in
+      let revisionBefore = side.advanceRevision()
+      let before = OpenWrites.RestorePoint(
+        value: oldValue, revision: revisionBefore, version: sg_node_version_unchecked(node),
+        versionNamesValue: unpublished == 0, undo: nil)
+      GraphCore.wrote(sg_changed_unchecked(node))
+      return side.openWrites.add(
+        transaction.id, before: before, revisionWritten: side.revision,
+        versionWritten: sg_node_version_unchecked(node))
+    }
   }
 
-  /// The node's Observation registrar, made on first use. Under `lock`.
+  /// The node's Observation registrar, made on first use. Under `lock`. Unmanaged: never
+  /// replaced, it lives as long as the node, which the reader holds.
   @inlinable
-  func madeObservation() -> NodeObservation {
-    if let observation { return observation }
-    let made = NodeObservation()
-    observation = made
-    return made
+  func madeObservation() -> Unmanaged<NodeObservation> {
+    madeSide()._withUnsafeGuaranteedRef { side in
+      if side.observation == nil { side.observation = NodeObservation() }
+      return .passUnretained(side.observation.unsafelyUnwrapped)
+    }
   }
 
   /// A change inside a batch of this thread. Called with `lock` held (the new value is
-  /// stored); returns with it released. The version moves in the same step as the value:
+  /// stored, the side record made); returns with it released. The version moves in the same step as the value:
   /// `sg_changed` inside a batch runs no effect, watcher or compute callback and the
   /// core's lock is never held while user code runs, so holding `lock` across it cannot
   /// deadlock, and no other thread can see the new value under the old version or slip a
@@ -267,28 +276,34 @@ public final class Stored<Value> {
       value: oldValue, revision: revisionBefore, version: sg_node_version_unchecked(node),
       versionNamesValue: unpublished == 0, undo: undo)
     GraphCore.changed(node)
-    let isFirst = openWrites.add(
-      transaction.id, before: before, revisionWritten: revision,
-      versionWritten: sg_node_version_unchecked(node))
+    let side = madeSide()
+    let isFirst = side._withUnsafeGuaranteedRef {
+      $0.openWrites.add(
+        transaction.id, before: before, revisionWritten: $0.revision,
+        versionWritten: sg_node_version_unchecked(node))
+    }
+    // Not returned from the closure above: a closure passed out through its generic
+    // result would be wrapped in a thunk, an allocation per write.
     let commit = isFirst ? madeCommitHook() : nil
     lock.unlock()
     // Observation hears of it when the outermost batch commits, or never.
     if isFirst { transaction.record(self, node: node, commit: commit) }
   }
 
-  /// The node's `commitHook`, made on first use. Under `lock`. Unowned: the transaction
-  /// that calls it holds the node.
+  /// The node's `commitHook`, made on first use. Under `lock`, with the side record made.
+  /// Unowned: the transaction that calls it holds the node, which holds its side record.
   @inlinable
   func madeCommitHook() -> (ObjectIdentifier) -> Void {
-    if let commitHook { return commitHook }
-    let made: (ObjectIdentifier) -> Void = { [unowned(unsafe) self] transaction in
+    if let commitHook = side.unsafelyUnwrapped.commitHook { return commitHook }
+    unowned(unsafe) let side = self.side.unsafelyUnwrapped
+    let made: (ObjectIdentifier) -> Void = { [unowned(unsafe) self, side] transaction in
       let registrar = self.lock.withLock {
-        self.openWrites.drop(transaction)
-        return self.observation
+        side.openWrites.drop(transaction)
+        return side.observation
       }
       registrar?.didChange()
     }
-    commitHook = made
+    side.commitHook = made
     return made
   }
 
@@ -318,16 +333,17 @@ extension Stored: Restorable {
     // can come between them; inside the batch, so neither `sg_rollback` nor
     // `sg_changed` runs user code under the lock. Backing undos run after it.
     lock.lock()
+    guard let side else { return lock.unlock() }  // a node with open writes has one
     var rolledBack: [Value] = []  // released after unlock: a deinit may run user code
     var undos: [() -> Void] = []
-    while let write = openWrites.popNewest(of: transaction) {
-      guard revision == write.revisionWritten else {
-        openWrites.bypass(write)  // written since: the later value stays
+    while let write = side.openWrites.popNewest(of: transaction) {
+      guard side.revision == write.revisionWritten else {
+        side.openWrites.bypass(write)  // written since: the later value stays
         continue
       }
       rolledBack.append(value)
       value = write.before.value
-      revision = write.before.revision
+      side.revision = write.before.revision
       if write.before.versionNamesValue, unpublished == 0,
         sg_node_version_unchecked(node) == write.versionWritten
       {
@@ -347,7 +363,7 @@ extension Stored: Restorable {
   @usableFromInline
   func transfer(from child: ObjectIdentifier, to parent: ObjectIdentifier) {
     // Bookkeeping only, under the lock that guards it.
-    lock.withLock { openWrites.transfer(from: child, to: parent) }
+    lock.withLock { side?.openWrites.transfer(from: child, to: parent) }
   }
 
   /// An observer may have read the node since it changed inside the batch,
@@ -355,17 +371,17 @@ extension Stored: Restorable {
   @usableFromInline
   func batchDidCommit(_ transaction: ObjectIdentifier) {
     // Bookkeeping only, under the lock that guards it; Observation is told after.
-    let registrar = lock.withLock {
-      openWrites.drop(transaction)
-      return observation
+    let registrar = lock.withLock { () -> NodeObservation? in
+      side?.openWrites.drop(transaction)
+      return side?.observation
     }
     registrar?.didChange()
   }
 }
 
-/// Safe to share between threads when the value is: `value`, `revision`, `lastRevision`,
-/// `unpublished`, `openWrites`, `commitHook` and `observation` are read and written only
-/// under `lock`; the other stored properties are immutable after `init`; the C node is the
+/// Safe to share between threads when the value is: `value`, `unpublished` and `side` (and
+/// every field of the side record) are read and written only under `lock`; the other
+/// stored properties are immutable after `init`; the C node is the
 /// core's, which guards it with the graph lock. A value read on one thread and written on another
 /// is handed over whole under the lock, so it must itself be `Sendable`.
 extension Stored: @unchecked Sendable where Value: Sendable {}
