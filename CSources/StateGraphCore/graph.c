@@ -60,26 +60,19 @@ void sg__vec_grow(void **at, uint32_t *cap, size_t item_size) {
 
 /* ----------------------------------------------------------------- nodes */
 
-/* File names are few: one copy each for the life of the process. GLib's
- * table has a lock of its own, which ThreadSanitizer cannot see; this one
- * it can (and it costs nothing next to creating a node). */
-static const char *intern(const char *file) {
-  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-  sg__lock(&lock);
-  const char *interned = g_intern_string(file);
-  sg__unlock(&lock);
-  return interned;
-}
-
 sg_node *sg__node_new(sg_graph *g, sg_kind kind, const sg_node_info *info) {
-  sg_node *n = sg__node_alloc();
-  if (!n) return NULL;
+  sg_label *label = info ? sg__label_get(info->name, info->file, info->line)
+                         : sg__label_get(NULL, NULL, 0);
+  if (!label) return NULL;
+  sg_node *n = sg__node_alloc(kind);
+  if (!n) {
+    sg__label_release(label);
+    return NULL;
+  }
   n->graph = g;
   n->kind = kind;
   n->state = kind == SG_STORED ? SG_CLEAN : SG_DIRTY;
-  n->name = info && info->name && info->name[0] ? g_strdup(info->name) : sg__no_name;
-  n->file = intern(info && info->file ? info->file : "");
-  n->line = info ? info->line : 0;
+  n->label = label;
   return n;
 }
 
@@ -112,6 +105,7 @@ void sg__ref(sg_node *n) { SG_ATOMIC_ADD(n->refs, 1); }
  * and handed over under the lock: nobody else buries a node. */
 /* Moves the last-reference decision (docs/core-protocol.md, "Lifetime: who frees a node"). */
 void sg__bury(sg_node *n) {
+  if (n->kind == SG_STORED) goto buried; /* never claimed, never an effect's child */
   if (n->owner) {
     n->on_release |= SG_RELEASE_BURY;
     return;
@@ -121,6 +115,7 @@ void sg__bury(sg_node *n) {
     n->parent = NULL;
     sg__unref(parent);
   }
+buried:
   n->graph->allocated--;
   n->next_dead = n->graph->graveyard;
   n->graph->graveyard = n;
@@ -167,9 +162,9 @@ void sg__graph_unlock_freeing(sg_graph *g) {
       sg_frame *f = sg__here.frame ? *sg__here.frame : NULL;
       if (f) f->untracked++;
       uint32_t *cause = sg__here.cause;
-      if (cause && dead->run_flush == sg__here.flush_id) {
+      if (cause && dead->dead_flush == sg__here.flush_id) {
         uint32_t was = *cause;
-        *cause = dead->run_entry;
+        *cause = dead->dead_entry;
         dead->destroy(dead->context);
         *cause = was;
       } else {
@@ -177,8 +172,7 @@ void sg__graph_unlock_freeing(sg_graph *g) {
       }
       if (f) f->untracked--;
     }
-    if (G_UNLIKELY(dead->renamed)) sg__names_free(dead);
-    else sg__name_free(dead->name);
+    sg__label_release(dead->label);
     sg__node_free(dead); /* the handle is stale from here on */
     dead = next;
   }
@@ -252,6 +246,7 @@ void sg__link_free(sg_graph *g, sg_link *l) {
 }
 
 void sg__unlink_sources(sg_node *n) {
+  if (n->kind == SG_STORED) return; /* it reads nothing */
   while (n->sources_head) sg__link_free(n->graph, n->sources_head);
   if (n->source_index) {
     g_hash_table_destroy(n->source_index);

@@ -6,7 +6,9 @@
  *   graph ── lock, cond, link pool, scratch stack, graveyard, and an
  *            intrusive doubly linked list of its live nodes in creation
  *            order (snapshots enumerate it; O(1) insert and remove)
- *   node  ── kind, state, version; two intrusive doubly linked lists of links:
+ *   node  ── a slot of one of two sizes: what every node has (a stored
+ *            node's slot ends there), then what computing needs.
+ *            kind, state, version; two intrusive doubly linked lists of links:
  *            `sources` (what it read in its last run, in read order) and
  *            `dependents` (who read it). Nodes with many sources also keep a
  *            GHashTable source -> link so a repeated read is found in O(1).
@@ -17,9 +19,9 @@
  *
  * Who guards which field, and every rule of the concurrency protocol, is in
  * docs/core-protocol.md. In brief: a graph's lock guards its nodes and links,
- * except `refs`/`holds` (atomic) and the immutable id/file/line/kind/graph;
+ * except `refs`/`holds` (atomic) and the immutable id/kind/graph;
  * fields that lock-free readers look at (state, owner, has_run, version,
- * destroyed, name) are written with SG_PUBLISH.
+ * destroyed, label) are written with SG_PUBLISH.
  *
  * Layers: each file calls only its own line and the ones above it in this
  * list, except that every layer may record into trace.c, and the last line
@@ -52,6 +54,7 @@
 #include <glib.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <time.h>
 
 /* Built with AddressSanitizer (gcc says so one way, clang the other): the
@@ -99,6 +102,7 @@ typedef struct sg_link sg_link;
 typedef struct sg_thread sg_thread;
 typedef struct sg_frame sg_frame;
 typedef struct sg_visit sg_visit;
+typedef struct sg_label sg_label;
 
 /* One snapshot visitor running for a node: on the visiting thread's stack,
  * in the node's set of visits (two threads, or one thread's nested
@@ -162,15 +166,19 @@ enum {
 /* Nodes with more sources than this get a hash index of their sources. */
 #define SG_INDEX_THRESHOLD 8
 
-/* The first cache line holds what marking, refreshing and a callback's
- * read touch for every node; the rest is touched per change at most, or only
- * by introspection. Nodes (registry.c) and links (graph.c) are 64-byte
- * aligned: an update touches two lines of a node where it touched four. */
+/* Node memory comes in two slot sizes (registry.c). Every node starts with
+ * the fields a stored node uses, and a stored node's slot ends there
+ * (SG_STORED_SLOT): it is never claimed, verified, run, queued or watched,
+ * so the rest is never looked at in it. Code that may meet a stored node
+ * reads only the first part, or tests `kind` first (sg__fresh does).
+ * The first cache line holds what marking, a callback's read and a change
+ * touch for every node; nodes (registry.c) and links (graph.c) are 64-byte
+ * aligned. */
 struct sg_node {
-  /* ---- hot: one cache line */
+  /* ---- every node's: hot, one cache line */
   sg_graph *graph;
   uint8_t kind;   /* sg_kind */
-  uint8_t state;  /* sg_state: CLEAN, CHECK or DIRTY */
+  uint8_t state;  /* sg_state: CLEAN, CHECK or DIRTY (a stored node: CLEAN) */
   bool has_run;   /* computed/effect: callback completed at least once */
   bool must_run;  /* DIRTY for a reason its links cannot show (a source was
                      destroyed, or it was rolled back): a rollback of a
@@ -180,54 +188,22 @@ struct sg_node {
   bool armed;    /* its watcher wants the next change (published: read
                     without the lock) */
   uint8_t on_release; /* work for its owner at release: SG_RELEASE_* */
-  uint32_t marks;       /* bumped whenever marking reaches the node */
-  uint32_t claim_index; /* position in its owner's walk (its claims) */
   uint64_t version;
-  sg_link *sources_head, *dependents_head;
-  sg_thread *owner; /* thread verifying or running this node, or NULL */
-  sg_callback callback;
-
+  sg_link *dependents_head, *dependents_tail;
   /* ---- the door's: read without a pin by checked calls (registry.c) */
   gint refs; /* atomic: 1 while live + 1 per dependent link + pins, holds
                 and queue entries (not claims: see sg__bury) */
   gint holds; /* atomic: sg_node_hold calls not yet released */
   uint64_t id; /* atomic: unique in the process, never reused; 0 in a free slot */
-
-  /* ---- warm: per run or per change */
   void *context;
+
+  /* ---- every node's: per change at most */
   /* The highest version ever given: a change takes the next one, so after a
    * rollback (version goes back) no version is ever handed out twice, and a
    * link whose seen_version matches really saw the value the node has. */
   uint64_t last_version;
-  uint64_t run_count;
-  sg_link *sources_tail, *dependents_tail;
-  sg_thread *queued_by; /* the thread whose pending queue holds it, or NULL */
-  uint32_t source_count;
-  bool sources_unlinked;
-
-  /* ---- cold */
-  GHashTable *source_index; /* source node -> link, when many sources */
-  /* Effects only: the effect whose run created this one (same graph; holds
-   * a reference), which runs first when a change reaches both. */
-  sg_node *parent;
-  /* Child effects a flush found stale while this one ran on another thread:
-   * its owner queues them when it lets go (each holds a reference). */
-  sg_node *deferred_children, *next_deferred;
-  uint32_t queue_index; /* its entry in queued_by's queue */
-  bool deferred; /* in an owner's deferred_children */
-  bool renamed; /* n->name replaced an earlier one (names.c) */
-  sg_callback watcher;
-  uint64_t armed_version; /* version when armed */
   sg_destroy destroy;
-  char *name; /* see names.c */
-  const char *file; /* interned: lives as long as the process */
-  int line;
-  /* The flush (a process-wide id) that last ran a queue entry of it, and
-   * that entry: where counting its laps stops (schedule.c). */
-  uint32_t run_flush, run_entry;
-  /* Only while a traced thread marks: the index of this node's MARK event,
-   * the parent of the events of the nodes it marks (trace.c). */
-  uint32_t trace_mark;
+  const sg_label *label; /* name, file and line: shared, see names.c */
   sg_visit *visits; /* snapshot visitors running for it, a set: destroy waits
                        for them (waits.c) */
   /* The graph's live list, while not destroyed; then, once buried, the
@@ -236,8 +212,48 @@ struct sg_node {
     sg_node *live_prev;
     sg_node *next_dead;
   };
-  sg_node *live_next;
+  union {
+    sg_node *live_next;
+    /* Once destroyed (out of the live list): the flush and entry whose run
+     * destroyed it, which its destroy callback's writes are charged to
+     * (graph.c); flush 0 is none. */
+    struct {
+      uint32_t dead_flush, dead_entry;
+    };
+  };
+
+  /* ---- computed and effect nodes only (past a stored node's slot) */
+  uint32_t marks;       /* bumped whenever marking reaches the node */
+  uint32_t claim_index; /* position in its owner's walk (its claims) */
+  sg_link *sources_head;
+  sg_thread *owner; /* thread verifying or running this node, or NULL */
+  sg_callback callback;
+  uint64_t run_count;
+  sg_link *sources_tail;
+  sg_thread *queued_by; /* the thread whose pending queue holds it, or NULL */
+  uint32_t source_count;
+  uint32_t queue_index; /* its entry in queued_by's queue */
+  GHashTable *source_index; /* source node -> link, when many sources */
+  /* Effects only: the effect whose run created this one (same graph; holds
+   * a reference), which runs first when a change reaches both. */
+  sg_node *parent;
+  /* Child effects a flush found stale while this one ran on another thread:
+   * its owner queues them when it lets go (each holds a reference). */
+  sg_node *deferred_children, *next_deferred;
+  sg_callback watcher;
+  uint64_t armed_version; /* version when armed */
+  /* The flush (a process-wide id) that last ran a queue entry of it, and
+   * that entry: where counting its laps stops (schedule.c). */
+  uint32_t run_flush, run_entry;
+  /* Only while a traced thread marks: the index of this node's MARK event,
+   * the parent of the events of the nodes it marks (trace.c). */
+  uint32_t trace_mark;
+  bool sources_unlinked;
+  bool deferred; /* in an owner's deferred_children */
 };
+
+/* A stored node's slot: the fields every node has. */
+#define SG_STORED_SLOT offsetof(sg_node, marks)
 
 struct sg_graph {
   /* pthread rather than GMutex: same cost, and thread sanitizers see it */
@@ -307,7 +323,7 @@ struct sg_walk_entry {
 typedef struct sg_walk_entry sg_walk_entry;
 
 /* ---- registry.c: node memory, and which handles are live (the door) */
-sg_node *sg__node_alloc(void); /* a zeroed slot; NULL when out of memory */
+sg_node *sg__node_alloc(sg_kind kind); /* a zeroed slot; NULL when out of memory */
 void sg__node_free(sg_node *n); /* a buried node's slot, or one never registered */
 /* A node is registered from creation until its slot is freed (not until
  * destroy: a held, destroyed node must still be told apart from garbage).
@@ -325,24 +341,43 @@ bool sg__registry_has_graph(const sg_graph *g);
 void sg__registry_remove_graph(sg_graph *g);
 
 
-/* ---- names.c: debug names that stay valid until the node is freed */
-extern char sg__no_name[]; /* the name of every unnamed node: never freed */
-void sg__names_free(sg_node *n); /* a renamed node's name, and all it replaced */
+/* ---- names.c: labels, the names and places of nodes
+ *
+ * A label is a node's name, file and line. Nodes made at one place with one
+ * name (every instance of a model's property) share one label, counted, so
+ * a node's slot holds one pointer and no allocation of its own. A label
+ * stays valid until the last node naming it is freed, so a name handed out
+ * (sg_node_describe) lives as long as its node. */
+struct sg_label {
+  const char *name; /* "" for none: points at `text` */
+  const char *file; /* interned: lives as long as the process */
+  int line;
+  /* Atomic: nodes naming it (a shared label). Taken under the labels lock;
+   * let go without it but for the last use, which removes the label. */
+  uint32_t uses;
+  /* A rename's label, private to its node: the label it replaced, kept
+   * until the node is freed (its name may still be in use). */
+  sg_label *previous;
+  bool shared;
+  char text[];
+};
+/* The shared label for (name, file, line), with one use more; NULL when out
+ * of memory. NULL name or file: none. */
+sg_label *sg__label_get(const char *name, const char *file, int line);
 /* Renaming in two steps, so that nothing is allocated under the lock: a
- * copy of the new name (NULL when out of memory), then, under n's graph
- * lock, the copy put in place (the old names stay valid until n is freed). */
-char *sg__name_copy(const char *name);
-void sg__rename_locked(sg_node *n, char *copy);
-static inline void sg__name_free(char *name) {
-  if (name != sg__no_name) g_free(name);
-}
+ * private label with the new name (NULL when out of memory), then, under
+ * n's graph lock, the label put in place (the old one is kept). */
+sg_label *sg__label_new_name(const char *name);
+void sg__rename_locked(sg_node *n, sg_label *renamed);
+void sg__label_release(const sg_label *label); /* a freed node's, and all it replaced */
 /* A node's name as reports show it: "(unnamed)" when it has none. */
 const char *sg__display_name(const char *name);
 /* Appends "name (file:line)": how cycle reports and traces name nodes. */
 void sg__append_label(GString *out, const char *name, const char *file, int line);
 /* The same for a live node; under its graph lock (the name may change). */
 static inline void sg__append_node_label(GString *out, const sg_node *n) {
-  sg__append_label(out, SG_PEEK(n->name), n->file, n->line);
+  const sg_label *l = SG_PEEK(n->label);
+  sg__append_label(out, l->name, l->file, l->line);
 }
 
 /* ---- graph.c: graphs, nodes, links, memory */
@@ -393,6 +428,22 @@ void sg__prune_unread(sg_frame *f);
 /* A node whose value may be used as is (stored nodes always are). */
 static inline bool sg__fresh(const sg_node *n) {
   return n->kind == SG_STORED || (n->state == SG_CLEAN && n->has_run);
+}
+
+/* A node's first source, for code that may meet a stored node (which has
+ * no source list in its slot). */
+static inline const sg_link *sg__first_source(const sg_node *n) {
+  return n->kind == SG_STORED ? NULL : n->sources_head;
+}
+
+/* How often its callback ran (a stored node has none). */
+static inline uint64_t sg__run_count(const sg_node *n) {
+  return n->kind == SG_STORED ? 0 : n->run_count;
+}
+
+/* Fresh and owned by no thread: its value may be used without a claim. */
+static inline bool sg__settled(const sg_node *n) {
+  return n->kind == SG_STORED || (n->state == SG_CLEAN && n->has_run && !n->owner);
 }
 
 /* ---- propagate.c: push marking, pull refresh, destroy under the lock */
