@@ -18,8 +18,7 @@
 sg_graph *sg__graph_new(void) {
   sg_graph *g = g_try_new0(sg_graph, 1);
   if (!g) return NULL;
-  pthread_mutex_init(&g->lock, NULL);
-  pthread_cond_init(&g->released, NULL);
+  sg__glock_init(&g->lock);
   sg__registry_add_graph(g);
   return g;
 }
@@ -48,8 +47,7 @@ void sg__graph_retire(sg_graph *g) {
     g->link_pool = next;
   }
   g_free(g->scratch.at);
-  pthread_cond_destroy(&g->released);
-  pthread_mutex_destroy(&g->lock);
+  sg__glock_destroy(&g->lock);
   retire(g);
 }
 
@@ -155,7 +153,7 @@ __thread sg_here sg__here;
 void sg__graph_unlock_freeing(sg_graph *g) {
   sg_node *dead = g->graveyard;
   g->graveyard = NULL;
-  pthread_mutex_unlock(&g->lock);
+  sg__glock_release(&g->lock);
   while (dead) {
     sg_node *next = dead->next_dead;
     if (dead->destroy) {

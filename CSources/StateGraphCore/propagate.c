@@ -199,7 +199,7 @@ static void wait_a_slice(sg_graph *g) {
     return;
   }
   g->waiters++;
-  sg__cond_wait(&g->released, &g->lock, &until);
+  sg__graph_wait(g, &until);
   g->waiters--;
 }
 
@@ -261,7 +261,7 @@ static __attribute__((noinline)) void finish_release(sg_node *n) {
 /* Moves claims: owner; burial handed over (docs/core-protocol.md, "A node's states"). */
 SG_INLINE void release(sg_graph *g, sg_node *n) {
   SG_PUBLISH(n->owner, NULL);
-  if (g->waiters) pthread_cond_broadcast(&g->released);
+  if (g->waiters) sg__graph_broadcast(g);
   if (G_UNLIKELY(n->on_release)) finish_release(n);
 }
 
@@ -460,10 +460,8 @@ fresh: /* n is claimed, fresh and not destroyed, and the lock held since it was 
   if (n->state != SG_CHECK) goto dirty;
   /* Resume n's verification in place: its cursor's source is s, fresh and
    * released, so only its version is left to compare. */
-  if (s->version != e->cursor->seen_version) {
-    SG_PUBLISH(n->state, SG_DIRTY);
-    goto dirty;
-  }
+  if (s->version != e->cursor->seen_version)
+    goto dirty; /* no DIRTY to publish: the run publishes CLEAN under this same hold of the lock */
   e->cursor = e->cursor->next_source;
   if (!e->cursor) goto verified;
   goto stale; /* verification goes on from the next source */

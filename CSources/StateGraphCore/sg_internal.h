@@ -28,8 +28,9 @@
  * reads the graph from the side. `make test` checks it on the object files
  * (Tests/CoreTests/check-layers.sh reads this list):
  *
- *   registry.c names.c stack.c waits.c testing.c   leaves: handles, names,
- *                                                   stacks, waits, hooks
+ *   registry.c names.c stack.c waits.c testing.c lock.c   leaves: handles,
+ *                                          names, stacks, waits, hooks, the
+ *                                          graph lock
  *   graph.c       nodes, links, memory, burial
  *   tracking.c    per-thread state, frames, recording reads, binding slot
  *   propagate.c   marking (which queues effects), claims, refresh, destroy
@@ -255,10 +256,67 @@ struct sg_node {
 /* A stored node's slot: the fields every node has. */
 #define SG_STORED_SLOT offsetof(sg_node, marks)
 
+/* ---- lock.c: the graph lock (and the wait for a claimed node's release)
+ *
+ * Taken and let go with sg__graph_lock and sg__graph_unlock (below), which
+ * pass the scheduling points in test builds; these are the lock itself. */
+#ifdef __linux__
+/* While the process has one thread, nobody else can look at the word:
+ * glibc says so (it never goes back to true once a second thread was
+ * made, and the lock is never held across making one: no user code runs
+ * under it), and the lock skips its atomic operations, as glibc's own
+ * does. */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+#include <sys/single_threaded.h>
+#define SG_SINGLE_THREADED() (__libc_single_threaded != 0)
+#else
+#define SG_SINGLE_THREADED() false
+#endif
+typedef struct sg_glock {
+  uint32_t word;     /* 0 free, 1 held, 2 held and maybe waited for */
+  uint32_t released; /* bumped by every broadcast: the waiters' futex */
+} sg_glock;
+static inline bool sg__glock_try(sg_glock *l) {
+  uint32_t free = 0;
+  if (SG_SINGLE_THREADED()) {
+    if (__atomic_load_n(&l->word, __ATOMIC_RELAXED) != free) return false;
+    __atomic_store_n(&l->word, 1, __ATOMIC_RELAXED);
+    return true;
+  }
+  return __atomic_compare_exchange_n(&l->word, &free, 1, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED);
+}
+void sg__glock_contended(sg_glock *l);
+void sg__glock_wake_one(sg_glock *l);
+static inline void sg__glock_acquire(sg_glock *l) {
+  if (G_UNLIKELY(!sg__glock_try(l))) sg__glock_contended(l);
+}
+static inline void sg__glock_release(sg_glock *l) {
+  if (SG_SINGLE_THREADED()) __atomic_store_n(&l->word, 0, __ATOMIC_RELAXED);
+  else if (G_UNLIKELY(__atomic_exchange_n(&l->word, 0, __ATOMIC_RELEASE) == 2))
+    sg__glock_wake_one(l);
+}
+#else
+typedef struct sg_glock {
+  pthread_mutex_t mutex;
+  pthread_cond_t released;
+} sg_glock;
+static inline bool sg__glock_try(sg_glock *l) { return pthread_mutex_trylock(&l->mutex) == 0; }
+static inline void sg__glock_acquire(sg_glock *l) { pthread_mutex_lock(&l->mutex); }
+static inline void sg__glock_release(sg_glock *l) { pthread_mutex_unlock(&l->mutex); }
+#endif
+void sg__glock_init(sg_glock *l);
+void sg__glock_destroy(sg_glock *l);
+/* Under the lock: lets go of it, sleeps until a broadcast, the absolute
+ * CLOCK_REALTIME time `until` (NULL: no limit) or a spurious wake-up, and
+ * takes it again. */
+void sg__glock_wait_unhooked(sg_glock *l, const struct timespec *until);
+void sg__glock_broadcast(sg_glock *l); /* under the lock */
+
 struct sg_graph {
-  /* pthread rather than GMutex: same cost, and thread sanitizers see it */
-  pthread_mutex_t lock;
-  pthread_cond_t released; /* broadcast when a claimed node is released */
+  /* Thread sanitizers see it (lock.c); its wait is broadcast when a
+   * claimed node is released. */
+  sg_glock lock;
   size_t live;
   size_t allocated;   /* nodes not yet on the graveyard: live, or destroyed
                          but still held (a queue, a claim, a link) */
@@ -512,14 +570,14 @@ static inline void sg__unlock(pthread_mutex_t *m) { pthread_mutex_unlock(m); }
 #ifdef SG_SCHEDULING_POINTS
 void sg__point(const char *where);
 void sg__lock(pthread_mutex_t *m);
-void sg__cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *until);
+void sg__glock_lock(sg_glock *l);
+void sg__glock_wait(sg_glock *l, const struct timespec *until);
 #else
 #define sg__point(where) ((void)0)
 static inline void sg__lock(pthread_mutex_t *m) { pthread_mutex_lock(m); }
-static inline void sg__cond_wait(pthread_cond_t *c, pthread_mutex_t *m,
-                                 const struct timespec *until) {
-  if (until) pthread_cond_timedwait(c, m, until);
-  else pthread_cond_wait(c, m);
+static inline void sg__glock_lock(sg_glock *l) { sg__glock_acquire(l); }
+static inline void sg__glock_wait(sg_glock *l, const struct timespec *until) {
+  sg__glock_wait_unhooked(l, until);
 }
 #endif
 
@@ -542,11 +600,17 @@ typedef struct sg_here {
 } sg_here;
 extern __thread sg_here sg__here __attribute__((tls_model("initial-exec")));
 void sg__graph_unlock_freeing(sg_graph *g); /* the graveyard is not empty */
-static inline void sg__graph_lock(sg_graph *g) { sg__lock(&g->lock); }
+static inline void sg__graph_lock(sg_graph *g) { sg__glock_lock(&g->lock); }
 static inline void sg__graph_unlock(sg_graph *g) {
   if (G_UNLIKELY(g->graveyard != NULL)) sg__graph_unlock_freeing(g);
-  else pthread_mutex_unlock(&g->lock);
+  else sg__glock_release(&g->lock);
 }
+/* Under the lock, with the graveyard empty: waits for a release (or until
+ * `until`), as a condition wait does. */
+static inline void sg__graph_wait(sg_graph *g, const struct timespec *until) {
+  sg__glock_wait(&g->lock, until);
+}
+static inline void sg__graph_broadcast(sg_graph *g) { sg__glock_broadcast(&g->lock); }
 
 /* ---- waits.c: the wait-for graph between threads (see there) */
 /* Before a claim wait for n (owned by another thread): SG_OK, and t is

@@ -148,7 +148,7 @@ static void visit_one(sg_snapshot *s, size_t i, sg_snapshot_visitor visit, void 
     visit(s, i, context, user); /* user code: never under the lock */
     sg__graph_lock(g);
     sg__visit_end(n, &record);
-    if (g->waiters) pthread_cond_broadcast(&g->released);
+    if (g->waiters) sg__graph_broadcast(g);
     sg__graph_unlock(g);
   }
   sg__unpin(n);
