@@ -66,10 +66,10 @@ _Static_assert(offsetof(sg_node, holds) == offsetof(sg_node, refs) + sizeof(gint
 
 /* ---------------------------------------------------------------- chunks */
 
-/* A chunk, and the size of its slots. */
+/* A chunk, and the distance between its slots. */
 typedef struct chunk {
   char *start;
-  size_t slot;
+  size_t stride;
 } chunk;
 
 /* The chunks in address order. Replaced whole when one is added (the old
@@ -80,9 +80,13 @@ typedef struct chunk_list {
   chunk at[];
 } chunk_list;
 
-/* The slots of one size: free ones, and the newest chunk's untouched ones. */
+/* The slots of one size: free ones, and the newest chunk's untouched ones.
+ * `slot` is what a node may use; `stride` the distance between slots,
+ * larger only under AddressSanitizer, where a stored node's slot is
+ * followed by poison as long as the rest of a computed node: a read of a
+ * computed node's field in a stored node is caught, whatever lies beyond. */
 typedef struct slot_class {
-  size_t slot;
+  size_t slot, stride;
   sg_node *free_slots; /* through live_next */
   char *fresh, *fresh_end;
   size_t in_use;
@@ -91,8 +95,12 @@ typedef struct slot_class {
 static chunk_list *chunks; /* published with SG_PUBLISH, read with SG_PEEK */
 static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Under slab_lock. */
-static slot_class stored_slots = {.slot = STORED_SLOT};
-static slot_class computed_slots = {.slot = COMPUTED_SLOT};
+#ifdef SG_ASAN
+static slot_class stored_slots = {.slot = STORED_SLOT, .stride = COMPUTED_SLOT};
+#else
+static slot_class stored_slots = {.slot = STORED_SLOT, .stride = STORED_SLOT};
+#endif
+static slot_class computed_slots = {.slot = COMPUTED_SLOT, .stride = COMPUTED_SLOT};
 static uint64_t last_id;        /* atomic */
 
 static slot_class *class_of(sg_kind kind) {
@@ -112,7 +120,7 @@ static void poison_free_slot(char *slot, size_t size) {
 static bool add_chunk(slot_class *c) {
   chunk_list *old = chunks;
   size_t count = old ? old->count : 0;
-  const size_t size = c->slot * SLOTS_PER_CHUNK;
+  const size_t size = c->stride * SLOTS_PER_CHUNK;
   char *start = NULL;
   chunk_list *list = malloc(sizeof *list + (count + 1) * sizeof(chunk));
   if (!list || posix_memalign((void **)&start, 64, size) != 0) {
@@ -120,11 +128,12 @@ static bool add_chunk(slot_class *c) {
     return false;
   }
   memset(start, 0, size);
-  for (size_t offset = 0; offset < size; offset += c->slot) poison_free_slot(start + offset, c->slot);
+  for (size_t offset = 0; offset < size; offset += c->stride)
+    poison_free_slot(start + offset, c->stride);
   size_t at = 0;
   while (at < count && (uintptr_t)old->at[at].start < (uintptr_t)start) at++;
   if (count) memcpy(list->at, old->at, at * sizeof(chunk));
-  list->at[at] = (chunk){.start = start, .slot = c->slot};
+  list->at[at] = (chunk){.start = start, .stride = c->stride};
   if (count > at) memcpy(list->at + at + 1, old->at + at, (count - at) * sizeof(chunk));
   list->count = count + 1;
   list->previous = old;
@@ -148,7 +157,7 @@ static bool is_slot(const void *p) {
   if (low == 0) return false;
   const chunk *c = &list->at[low - 1];
   size_t offset = at - (uintptr_t)c->start;
-  return offset < c->slot * SLOTS_PER_CHUNK && offset % c->slot == 0;
+  return offset < c->stride * SLOTS_PER_CHUNK && offset % c->stride == 0;
 }
 
 sg_node *sg__node_alloc(sg_kind kind) {
@@ -160,7 +169,7 @@ sg_node *sg__node_alloc(sg_kind kind) {
     c->free_slots = n->live_next;
   } else if (c->fresh < c->fresh_end || add_chunk(c)) {
     n = (sg_node *)c->fresh;
-    c->fresh += c->slot;
+    c->fresh += c->stride;
   }
   if (n) c->in_use++;
   sg__unlock(&slab_lock);
@@ -183,7 +192,7 @@ void sg__node_free(sg_node *n) {
   n->live_next = c->free_slots;
   c->free_slots = n;
   c->in_use--;
-  poison_free_slot((char *)n, c->slot);
+  poison_free_slot((char *)n, c->stride);
   sg__unlock(&slab_lock);
 }
 
@@ -191,7 +200,7 @@ void sg__registry_memory(size_t *in_use, size_t *reserved) {
   sg__lock(&slab_lock);
   *in_use = stored_slots.in_use * stored_slots.slot + computed_slots.in_use * computed_slots.slot;
   size_t all = 0;
-  for (size_t i = 0; chunks && i < chunks->count; i++) all += chunks->at[i].slot * SLOTS_PER_CHUNK;
+  for (size_t i = 0; chunks && i < chunks->count; i++) all += chunks->at[i].stride * SLOTS_PER_CHUNK;
   sg__unlock(&slab_lock);
   *reserved = all;
 }
