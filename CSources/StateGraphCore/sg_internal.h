@@ -172,9 +172,10 @@ enum {
  * (SG_STORED_SLOT): it is never claimed, verified, run, queued or watched,
  * so the rest is never looked at in it. Code that may meet a stored node
  * reads only the first part, or tests `kind` first (sg__fresh does).
- * The first cache line holds what marking, a callback's read and a change
- * touch for every node; nodes (registry.c) and links (graph.c) are 64-byte
- * aligned. */
+ * The first cache line holds what a read and a change touch in every node;
+ * a computed node's claim, marks and sources follow in the next two.
+ * Computed nodes (registry.c) and links (graph.c) are 64-byte aligned,
+ * stored nodes 16-byte. */
 struct sg_node {
   /* ---- every node's: hot, one cache line */
   sg_graph *graph;
