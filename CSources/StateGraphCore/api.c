@@ -61,9 +61,11 @@ static int create(sg_graph *g, sg_kind kind, const sg_node_info *info, sg_callba
   if (!sg__registry_has_graph(g)) return SG_ESTALE;
   sg_node *n = sg__node_new(g, kind, info);
   if (!n) return SG_ENOMEM;
-  if (kind != SG_STORED) n->callback = cb; /* past a stored node's slot */
   n->context = ctx;
-  n->destroy = destroy;
+  if (kind != SG_STORED) { /* past a stored node's slot */
+    n->callback = cb;
+    n->destroy = destroy;
+  }
   sg_thread *t = sg__thread();
   sg__point("create: before the graph lock");
   sg__graph_lock(g);

@@ -156,7 +156,7 @@ void sg__graph_unlock_freeing(sg_graph *g) {
   sg__glock_release(&g->lock);
   while (dead) {
     sg_node *next = dead->next_dead;
-    if (dead->destroy) {
+    if (dead->kind != SG_STORED && dead->destroy) { /* a stored node has none */
       sg_frame *f = sg__here.frame ? *sg__here.frame : NULL;
       if (f) f->untracked++;
       uint32_t *cause = sg__here.cause;
@@ -192,13 +192,17 @@ sg_link *sg__link_new(sg_graph *g, sg_node *source, sg_node *target) {
   l->source = source;
   l->target = target;
   sg__ref(source);
-  /* append to the source's dependents: effects then run in creation order */
-  l->prev_dependent = source->dependents_tail;
-  if (source->dependents_tail)
-    source->dependents_tail->next_dependent = l;
-  else
+  /* Appended to the source's dependents: effects then run in creation
+   * order. The head's prev_dependent is the tail (see sg_node). */
+  sg_link *head = source->dependents_head;
+  if (head) {
+    l->prev_dependent = head->prev_dependent;
+    head->prev_dependent->next_dependent = l;
+    head->prev_dependent = l;
+  } else {
+    l->prev_dependent = l;
     source->dependents_head = l;
-  source->dependents_tail = l;
+  }
   return l;
 }
 
@@ -234,10 +238,11 @@ void sg__source_list_insert_before(sg_node *t, sg_link *l, sg_link *before) {
 void sg__link_free(sg_graph *g, sg_link *l) {
   sg_node *s = l->source;
   sg__source_list_remove(l->target, l);
-  if (l->prev_dependent) l->prev_dependent->next_dependent = l->next_dependent;
-  else s->dependents_head = l->next_dependent;
-  if (l->next_dependent) l->next_dependent->prev_dependent = l->prev_dependent;
-  else s->dependents_tail = l->prev_dependent;
+  sg_link *head = s->dependents_head, *prev = l->prev_dependent, *next = l->next_dependent;
+  if (l == head) s->dependents_head = next; /* prev is the tail: it stays the tail */
+  else prev->next_dependent = next;
+  if (next) next->prev_dependent = prev;
+  else if (l != head) head->prev_dependent = prev; /* l was the tail */
   l->next_source = g->link_pool;
   g->link_pool = l;
   sg__unref(s);

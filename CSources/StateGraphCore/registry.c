@@ -53,7 +53,7 @@
  * node's of 64 (a cache line). */
 #define STORED_SLOT ((SG_STORED_SLOT + 15) / 16 * 16)
 #define COMPUTED_SLOT ((sizeof(sg_node) + 63) / 64 * 64)
-_Static_assert(STORED_SLOT <= 112, "a stored node's slot stays small");
+_Static_assert(STORED_SLOT <= 96, "a stored node's slot stays small");
 _Static_assert(COMPUTED_SLOT <= 256, "a computed node's slot stays within four lines");
 _Static_assert(offsetof(sg_node, holds) == offsetof(sg_node, refs) + sizeof(gint) &&
                  offsetof(sg_node, id) == offsetof(sg_node, holds) + sizeof(gint) &&

@@ -149,7 +149,8 @@ struct sg_link {
   sg_node *source;
   sg_node *target;
   sg_link *prev_source, *next_source;       /* in target's source list */
-  sg_link *prev_dependent, *next_dependent; /* in source's dependent list */
+  sg_link *prev_dependent, *next_dependent; /* in source's dependent list (the
+                                               head's prev_dependent: the tail) */
   uint64_t seen_version; /* source->version when the target last read it */
   uint64_t epoch;        /* the target's run that last read it */
 };
@@ -173,7 +174,7 @@ enum {
  * so the rest is never looked at in it. Code that may meet a stored node
  * reads only the first part, or tests `kind` first (sg__fresh does).
  * The first cache line holds what a read and a change touch in every node;
- * a computed node's claim, marks and sources follow in the next two.
+ * a computed node's claim, marks, sources and callback follow in the next.
  * Computed nodes (registry.c) and links (graph.c) are 64-byte aligned,
  * stored nodes 16-byte. */
 struct sg_node {
@@ -191,7 +192,9 @@ struct sg_node {
                     without the lock) */
   uint8_t on_release; /* work for its owner at release: SG_RELEASE_* */
   uint64_t version;
-  sg_link *dependents_head, *dependents_tail;
+  /* Its dependents, in link order; the head's prev_dependent is the tail
+   * (appending is O(1) without a tail field). */
+  sg_link *dependents_head;
   /* ---- the door's: read without a pin by checked calls (registry.c) */
   gint refs; /* atomic: 1 while live + 1 per dependent link + pins, holds
                 and queue entries (not claims: see sg__bury) */
@@ -204,7 +207,6 @@ struct sg_node {
    * rollback (version goes back) no version is ever handed out twice, and a
    * link whose seen_version matches really saw the value the node has. */
   uint64_t last_version;
-  sg_destroy destroy;
   const sg_label *label; /* name, file and line: shared, see names.c */
   sg_visit *visits; /* snapshot visitors running for it, a set: destroy waits
                        for them (waits.c) */
@@ -230,6 +232,7 @@ struct sg_node {
   sg_link *sources_head;
   sg_thread *owner; /* thread verifying or running this node, or NULL */
   sg_callback callback;
+  sg_destroy destroy; /* a stored node has none */
   uint64_t run_count;
   sg_link *sources_tail;
   sg_thread *queued_by; /* the thread whose pending queue holds it, or NULL */

@@ -310,7 +310,7 @@ TEST(snapshot_nodes_made_at_one_place_share_their_name) {
   info.line = 5;
   CHECK_EQ(sg_stored_new(g, &info, &c), SG_OK);
   sg_node_memory(&after, NULL);
-  CHECK_EQ(after - before, 3 * 112);
+  CHECK_EQ(after - before, 3 * 96);
   name[0] = 'X';
   file[0] = 'X';
   sg_node_description da = DESCRIBE(a), db = DESCRIBE(b), dc = DESCRIBE(c);
