@@ -61,9 +61,11 @@ static int create(sg_graph *g, sg_kind kind, const sg_node_info *info, sg_callba
   if (!sg__registry_has_graph(g)) return SG_ESTALE;
   sg_node *n = sg__node_new(g, kind, info);
   if (!n) return SG_ENOMEM;
-  n->callback = cb;
   n->context = ctx;
-  n->destroy = destroy;
+  if (kind != SG_STORED) { /* past a stored node's slot */
+    n->callback = cb;
+    n->destroy = destroy;
+  }
   sg_thread *t = sg__thread();
   sg__point("create: before the graph lock");
   sg__graph_lock(g);
@@ -163,7 +165,7 @@ SG_INLINE int read_node(sg_thread *t, sg_node *n, bool arm, sg_trace *trace) {
   int rc = SG_OK, span = -1;
   if (n->destroyed) {
     rc = SG_ESTALE;
-  } else if (n->owner || !sg__fresh(n)) {
+  } else if (!sg__settled(n)) {
     if (trace) span = sg__trace_open(trace, SG_TRACE_READ, n);
     rc = sg__refresh(t, n);
   }
@@ -369,7 +371,7 @@ int sg_node_arm(sg_node *n) {
  * write that marking will not repeat: queue its notice now. */
 /* Moves armed, armed_version (docs/core-protocol.md, "What is shared, and what guards it"). */
 static void arm_locked(sg_node *n) {
-  if (!n->watcher || n->destroyed) return;
+  if (n->kind != SG_COMPUTED || !n->watcher || n->destroyed) return;
   n->armed_version = n->version;
   SG_PUBLISH(n->armed, true);
   if (!sg__fresh(n)) sg__enqueue(n);

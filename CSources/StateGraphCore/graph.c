@@ -18,8 +18,7 @@
 sg_graph *sg__graph_new(void) {
   sg_graph *g = g_try_new0(sg_graph, 1);
   if (!g) return NULL;
-  pthread_mutex_init(&g->lock, NULL);
-  pthread_cond_init(&g->released, NULL);
+  sg__glock_init(&g->lock);
   sg__registry_add_graph(g);
   return g;
 }
@@ -48,8 +47,7 @@ void sg__graph_retire(sg_graph *g) {
     g->link_pool = next;
   }
   g_free(g->scratch.at);
-  pthread_cond_destroy(&g->released);
-  pthread_mutex_destroy(&g->lock);
+  sg__glock_destroy(&g->lock);
   retire(g);
 }
 
@@ -60,26 +58,19 @@ void sg__vec_grow(void **at, uint32_t *cap, size_t item_size) {
 
 /* ----------------------------------------------------------------- nodes */
 
-/* File names are few: one copy each for the life of the process. GLib's
- * table has a lock of its own, which ThreadSanitizer cannot see; this one
- * it can (and it costs nothing next to creating a node). */
-static const char *intern(const char *file) {
-  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-  sg__lock(&lock);
-  const char *interned = g_intern_string(file);
-  sg__unlock(&lock);
-  return interned;
-}
-
 sg_node *sg__node_new(sg_graph *g, sg_kind kind, const sg_node_info *info) {
-  sg_node *n = sg__node_alloc();
-  if (!n) return NULL;
+  sg_label *label = info ? sg__label_get(info->name, info->file, info->line)
+                         : sg__label_get(NULL, NULL, 0);
+  if (!label) return NULL;
+  sg_node *n = sg__node_alloc(kind);
+  if (!n) {
+    sg__label_release(label);
+    return NULL;
+  }
   n->graph = g;
   n->kind = kind;
   n->state = kind == SG_STORED ? SG_CLEAN : SG_DIRTY;
-  n->name = info && info->name && info->name[0] ? g_strdup(info->name) : sg__no_name;
-  n->file = intern(info && info->file ? info->file : "");
-  n->line = info ? info->line : 0;
+  n->label = label;
   return n;
 }
 
@@ -112,6 +103,7 @@ void sg__ref(sg_node *n) { SG_ATOMIC_ADD(n->refs, 1); }
  * and handed over under the lock: nobody else buries a node. */
 /* Moves the last-reference decision (docs/core-protocol.md, "Lifetime: who frees a node"). */
 void sg__bury(sg_node *n) {
+  if (n->kind == SG_STORED) goto buried; /* never claimed, never an effect's child */
   if (n->owner) {
     n->on_release |= SG_RELEASE_BURY;
     return;
@@ -121,6 +113,7 @@ void sg__bury(sg_node *n) {
     n->parent = NULL;
     sg__unref(parent);
   }
+buried:
   n->graph->allocated--;
   n->next_dead = n->graph->graveyard;
   n->graph->graveyard = n;
@@ -160,16 +153,16 @@ __thread sg_here sg__here;
 void sg__graph_unlock_freeing(sg_graph *g) {
   sg_node *dead = g->graveyard;
   g->graveyard = NULL;
-  pthread_mutex_unlock(&g->lock);
+  sg__glock_release(&g->lock);
   while (dead) {
     sg_node *next = dead->next_dead;
-    if (dead->destroy) {
+    if (dead->kind != SG_STORED && dead->destroy) { /* a stored node has none */
       sg_frame *f = sg__here.frame ? *sg__here.frame : NULL;
       if (f) f->untracked++;
       uint32_t *cause = sg__here.cause;
-      if (cause && dead->run_flush == sg__here.flush_id) {
+      if (cause && dead->dead_flush == sg__here.flush_id) {
         uint32_t was = *cause;
-        *cause = dead->run_entry;
+        *cause = dead->dead_entry;
         dead->destroy(dead->context);
         *cause = was;
       } else {
@@ -177,8 +170,7 @@ void sg__graph_unlock_freeing(sg_graph *g) {
       }
       if (f) f->untracked--;
     }
-    if (G_UNLIKELY(dead->renamed)) sg__names_free(dead);
-    else sg__name_free(dead->name);
+    sg__label_release(dead->label);
     sg__node_free(dead); /* the handle is stale from here on */
     dead = next;
   }
@@ -200,13 +192,17 @@ sg_link *sg__link_new(sg_graph *g, sg_node *source, sg_node *target) {
   l->source = source;
   l->target = target;
   sg__ref(source);
-  /* append to the source's dependents: effects then run in creation order */
-  l->prev_dependent = source->dependents_tail;
-  if (source->dependents_tail)
-    source->dependents_tail->next_dependent = l;
-  else
+  /* Appended to the source's dependents: effects then run in creation
+   * order. The head's prev_dependent is the tail (see sg_node). */
+  sg_link *head = source->dependents_head;
+  if (head) {
+    l->prev_dependent = head->prev_dependent;
+    head->prev_dependent->next_dependent = l;
+    head->prev_dependent = l;
+  } else {
+    l->prev_dependent = l;
     source->dependents_head = l;
-  source->dependents_tail = l;
+  }
   return l;
 }
 
@@ -242,16 +238,18 @@ void sg__source_list_insert_before(sg_node *t, sg_link *l, sg_link *before) {
 void sg__link_free(sg_graph *g, sg_link *l) {
   sg_node *s = l->source;
   sg__source_list_remove(l->target, l);
-  if (l->prev_dependent) l->prev_dependent->next_dependent = l->next_dependent;
-  else s->dependents_head = l->next_dependent;
-  if (l->next_dependent) l->next_dependent->prev_dependent = l->prev_dependent;
-  else s->dependents_tail = l->prev_dependent;
+  sg_link *head = s->dependents_head, *prev = l->prev_dependent, *next = l->next_dependent;
+  if (l == head) s->dependents_head = next; /* prev is the tail: it stays the tail */
+  else prev->next_dependent = next;
+  if (next) next->prev_dependent = prev;
+  else if (l != head) head->prev_dependent = prev; /* l was the tail */
   l->next_source = g->link_pool;
   g->link_pool = l;
   sg__unref(s);
 }
 
 void sg__unlink_sources(sg_node *n) {
+  if (n->kind == SG_STORED) return; /* it reads nothing */
   while (n->sources_head) sg__link_free(n->graph, n->sources_head);
   if (n->source_index) {
     g_hash_table_destroy(n->source_index);

@@ -16,7 +16,7 @@
 
 static size_t live_sources(const sg_node *n) {
   size_t count = 0;
-  for (const sg_link *l = n->sources_head; l; l = l->next_source)
+  for (const sg_link *l = sg__first_source(n); l; l = l->next_source)
     count += !l->source->destroyed;
   return count;
 }
@@ -35,11 +35,11 @@ void sg__describe_locked(sg_node *n, sg_node_description *out) {
     .graph = n->graph,
     .kind = n->kind,
     .state = n->state,
-    .name = n->name,
-    .file = n->file,
-    .line = n->line,
+    .name = n->label->name,
+    .file = n->label->file,
+    .line = n->label->line,
     .version = n->version,
-    .run_count = n->run_count,
+    .run_count = sg__run_count(n),
     .source_count = live_sources(n),
     .dependent_count = live_dependents(n),
   };
@@ -66,7 +66,7 @@ static int list_edges(sg_node *n, enum direction dir, sg_node **out, size_t max,
   if (rc < 0) return rc;
   sg__graph_lock(n->graph);
   size_t i = 0;
-  const sg_link *l = dir == SOURCES ? n->sources_head : n->dependents_head;
+  const sg_link *l = dir == SOURCES ? sg__first_source(n) : n->dependents_head;
   for (; l; l = dir == SOURCES ? l->next_source : l->next_dependent) {
     sg_node *other = dir == SOURCES ? l->source : l->target;
     if (other->destroyed) continue;
@@ -113,7 +113,7 @@ int sg_graph_node_count(sg_graph *g, size_t *count) {
 int sg_node_set_name(sg_node *n, const char *name) {
   int rc = sg__enter(n);
   if (rc < 0) return rc;
-  char *copy = sg__name_copy(name ? name : "");
+  sg_label *copy = sg__label_new_name(name);
   if (copy) {
     sg__graph_lock(n->graph);
     sg__rename_locked(n, copy);

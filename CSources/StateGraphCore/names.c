@@ -1,62 +1,97 @@
 /*
- * names.c — renaming a node, and freeing its names.
+ * names.c — labels: a node's name, file and line, shared by the nodes made
+ * at one place with one name, and renaming.
+ *
+ * A model's property makes one node per instance, all with the same name,
+ * file and line: they share one counted label from a process-wide table, so
+ * naming costs a node one pointer and no allocation. The table's lock is a
+ * leaf; it is taken at creation (before the graph lock) and when a node's
+ * memory is freed (after the graph lock was let go).
  *
  * sg_node_describe hands out the node's name pointer, valid until the node
- * is destroyed. Renaming must not break that promise, so a replaced name is
- * kept, not freed: a new name is allocated behind a hidden link to the one
- * it replaced, and freeing the node frees the whole chain. The name a node
- * is created with is a plain string (g_strdup, or the shared sg__no_name
- * when empty), so a node that is never renamed pays nothing; `renamed`
- * tells the two cases apart.
- *
- *   block:  [ previous | previous is a block? | 't' 'o' 't' 'a' 'l' '\0' ]
- *                                               ^ n->name points here
+ * is destroyed. Renaming must not break that promise, so a replaced label
+ * is kept, not released: a rename makes a private label that holds the one
+ * it replaced, and freeing the node releases the whole chain.
  */
 #include "sg_internal.h"
 
 #include <string.h>
 
-char sg__no_name[] = "";
+static pthread_mutex_t labels_lock = PTHREAD_MUTEX_INITIALIZER;
+static GHashTable *labels; /* shared labels, by (name, file, line); under labels_lock */
 
-typedef struct name_block {
-  char *previous;          /* the name this one replaced */
-  bool previous_is_block;  /* false: previous is the plain name from creation */
-  char text[];
-} name_block;
-
-static name_block *block_of(char *name) {
-  return (name_block *)(name - offsetof(name_block, text));
+static guint label_hash(gconstpointer p) {
+  const sg_label *l = p;
+  return g_str_hash(l->name) * 31u + g_str_hash(l->file) * 7u + (guint)l->line;
 }
 
-void sg__names_free(sg_node *n) {
-  char *name = n->name;
-  bool is_block = true; /* n->renamed: the caller frees plain names itself */
-  while (is_block) {
-    name_block *b = block_of(name);
-    name = b->previous;
-    is_block = b->previous_is_block;
-    g_free(b);
-  }
-  sg__name_free(name);
+static gboolean label_equal(gconstpointer a, gconstpointer b) {
+  const sg_label *x = a, *y = b;
+  return x->line == y->line && strcmp(x->name, y->name) == 0 &&
+         (x->file == y->file || strcmp(x->file, y->file) == 0);
 }
 
-/* Allocated before the lock; linked to the old name under it, where
- * readers (descriptions, snapshots, traces, cycle reports) look. */
-char *sg__name_copy(const char *name) {
+static sg_label *label_alloc(const char *name, const char *file, int line, bool shared) {
   size_t size = strlen(name) + 1;
-  name_block *b = g_try_malloc(sizeof *b + size);
-  if (!b) return NULL;
-  memcpy(b->text, name, size);
-  return b->text;
+  sg_label *l = g_try_malloc(sizeof *l + size);
+  if (!l) return NULL;
+  memcpy(l->text, name, size);
+  l->name = l->text;
+  l->file = file;
+  l->line = line;
+  l->uses = 1;
+  l->previous = NULL;
+  l->shared = shared;
+  return l;
 }
 
-/* Moves name (docs/core-protocol.md, "What is shared, and what guards it"). */
-void sg__rename_locked(sg_node *n, char *copy) {
-  name_block *b = block_of(copy);
-  b->previous = n->name;
-  b->previous_is_block = n->renamed;
-  SG_PUBLISH(n->name, b->text);
-  n->renamed = true;
+sg_label *sg__label_get(const char *name, const char *file, int line) {
+  sg__lock(&labels_lock);
+  if (!labels) labels = g_hash_table_new(label_hash, label_equal);
+  sg_label key = {.name = name ? name : "", .file = file ? file : "", .line = line};
+  sg_label *l = g_hash_table_lookup(labels, &key);
+  if (l) {
+    SG_ATOMIC_ADD(l->uses, 1);
+  } else if ((l = label_alloc(key.name, g_intern_string(key.file), line, true))) {
+    /* File names are few: one copy each, for the life of the process. */
+    g_hash_table_add(labels, l);
+  }
+  sg__unlock(&labels_lock);
+  return l;
+}
+
+/* The file and line are filled in under the lock, from the label replaced. */
+sg_label *sg__label_new_name(const char *name) {
+  return label_alloc(name ? name : "", "", 0, false);
+}
+
+/* Moves the name (docs/core-protocol.md, "What is shared, and what guards it"). */
+void sg__rename_locked(sg_node *n, sg_label *renamed) {
+  sg_label *old = (sg_label *)n->label;
+  renamed->file = old->file;
+  renamed->line = old->line;
+  renamed->previous = old; /* its use moves along */
+  SG_PUBLISH(n->label, renamed);
+}
+
+void sg__label_release(const sg_label *label) {
+  sg_label *l = (sg_label *)label;
+  while (l && !l->shared) { /* a rename's: its node's alone */
+    sg_label *previous = l->previous;
+    g_free(l);
+    l = previous;
+  }
+  if (!l) return;
+  /* One use of several: let go without the lock. Only the last use is let
+   * go under it, where no other thread can be taking a new one. */
+  uint32_t uses = SG_ATOMIC_GET(l->uses);
+  while (uses > 1)
+    if (SG_ATOMIC_CAS(l->uses, &uses, uses - 1)) return;
+  sg__lock(&labels_lock);
+  bool unused = SG_ATOMIC_ADD(l->uses, -1) == 0;
+  if (unused) g_hash_table_remove(labels, l);
+  sg__unlock(&labels_lock);
+  if (unused) g_free(l);
 }
 
 /* The one form in which nodes are named in reports: "name (file:line)",

@@ -150,10 +150,14 @@ void sg__destroy_locked(sg_node *n) {
    * (a loop through destroy callbacks counts its laps, schedule.c). Never
    * run again, it has no use for these fields otherwise; outside a flush
    * they name its own last run, if anything. */
-  if (self->flushing) {
+  bool computes = n->kind != SG_STORED;
+  if (self->flushing && computes) {
     n->run_flush = self->flush_id;
     n->run_entry = self->flush_cause;
   }
+  /* Out of the live list now: kept where its link was (graph.c reads it). */
+  n->dead_flush = self->flushing ? self->flush_id : computes ? n->run_flush : 0;
+  n->dead_entry = self->flushing ? self->flush_cause : computes ? n->run_entry : 0;
   for (sg_link *l = n->dependents_head, *next; l; l = next) {
     next = l->next_dependent;
     if (read_in_running_frame(self, l)) sg__link_free(g, l); /* only this thread walks it */
@@ -164,7 +168,7 @@ void sg__destroy_locked(sg_node *n) {
     l->target->must_run = true; /* its link to n goes: no version shows this */
     if (!l->target->owner) sg__link_free(g, l);
   }
-  if (!n->owner) sg__unlink_sources(n);
+  if (!computes || !n->owner) sg__unlink_sources(n);
   else n->on_release |= SG_RELEASE_UNLINK;
   sg__unref(n);
 }
@@ -195,7 +199,7 @@ static void wait_a_slice(sg_graph *g) {
     return;
   }
   g->waiters++;
-  sg__cond_wait(&g->released, &g->lock, &until);
+  sg__graph_wait(g, &until);
   g->waiters--;
 }
 
@@ -257,7 +261,7 @@ static __attribute__((noinline)) void finish_release(sg_node *n) {
 /* Moves claims: owner; burial handed over (docs/core-protocol.md, "A node's states"). */
 SG_INLINE void release(sg_graph *g, sg_node *n) {
   SG_PUBLISH(n->owner, NULL);
-  if (g->waiters) pthread_cond_broadcast(&g->released);
+  if (g->waiters) sg__graph_broadcast(g);
   if (G_UNLIKELY(n->on_release)) finish_release(n);
 }
 
@@ -333,7 +337,7 @@ SG_INLINE sg_node *verify(sg_node *n, sg_walk_entry *e) {
       SG_PUBLISH(n->state, SG_DIRTY);
       return NULL;
     }
-    if (s->owner || !sg__fresh(s)) { /* being updated, or stale: see to it first */
+    if (!sg__settled(s)) { /* stale, or being updated: see to it first */
       e->cursor = l;
       return s;
     }
@@ -456,10 +460,8 @@ fresh: /* n is claimed, fresh and not destroyed, and the lock held since it was 
   if (n->state != SG_CHECK) goto dirty;
   /* Resume n's verification in place: its cursor's source is s, fresh and
    * released, so only its version is left to compare. */
-  if (s->version != e->cursor->seen_version) {
-    SG_PUBLISH(n->state, SG_DIRTY);
-    goto dirty;
-  }
+  if (s->version != e->cursor->seen_version)
+    goto dirty; /* no DIRTY to publish: the run publishes CLEAN under this same hold of the lock */
   e->cursor = e->cursor->next_source;
   if (!e->cursor) goto verified;
   goto stale; /* verification goes on from the next source */

@@ -3,11 +3,14 @@
  * the checked entry points answer a NULL, stale or foreign handle with an
  * error code instead of touching freed memory.
  *
- * Nodes live in slots of 256 bytes, cut from chunks that are never given
- * back: memory that once held a node holds a node (or a free slot) for the
- * life of the process. So the door may look at any address it can place in
- * a chunk without a lock — a binary search over an immutable, sorted array
- * of chunk addresses, a division, and then the slot's own atomics:
+ * Nodes live in slots cut from chunks that are never given back: memory
+ * that once held a node holds a node (or a free slot) of the same size for
+ * the life of the process. Two sizes: a stored node's slot holds the fields
+ * every node has (SG_STORED_SLOT, under half of the rest); computed and
+ * effect nodes get the whole sg_node. A chunk holds one size. So the door
+ * may look at any address it can place in a chunk without a lock — a
+ * binary search over an immutable, sorted array of chunks, a division by
+ * the chunk's slot size, and then the slot's own atomics:
  *
  *   id     non-zero from registration until the slot is freed;
  *   refs   pinned with "increment unless zero" (a node whose count reached
@@ -45,12 +48,17 @@
 #define ASAN_UNPOISON_MEMORY_REGION(at, size) ((void)(at), (void)(size))
 #endif
 
-#define SLOT 256
-#define SLOTS_PER_CHUNK 4096 /* 1 MiB chunks */
-_Static_assert(sizeof(sg_node) <= SLOT, "a node fits its slot");
+#define SLOTS_PER_CHUNK 4096
+/* Slot sizes: multiples of 16 (the allocator's alignment), a computed
+ * node's of 64 (a cache line). */
+#define STORED_SLOT ((SG_STORED_SLOT + 15) / 16 * 16)
+#define COMPUTED_SLOT ((sizeof(sg_node) + 63) / 64 * 64)
+_Static_assert(STORED_SLOT <= 96, "a stored node's slot stays small");
+_Static_assert(COMPUTED_SLOT <= 256, "a computed node's slot stays within four lines");
 _Static_assert(offsetof(sg_node, holds) == offsetof(sg_node, refs) + sizeof(gint) &&
-                 offsetof(sg_node, id) == offsetof(sg_node, holds) + sizeof(gint),
-               "the door fields are adjacent");
+                 offsetof(sg_node, id) == offsetof(sg_node, holds) + sizeof(gint) &&
+                 offsetof(sg_node, id) + sizeof(uint64_t) <= SG_STORED_SLOT,
+               "the door fields are adjacent, in every slot");
 
 /* The door fields, as one region of a slot. */
 #define DOOR_START offsetof(sg_node, refs)
@@ -58,52 +66,79 @@ _Static_assert(offsetof(sg_node, holds) == offsetof(sg_node, refs) + sizeof(gint
 
 /* ---------------------------------------------------------------- chunks */
 
+/* A chunk, and the distance between its slots. */
+typedef struct chunk {
+  char *start;
+  size_t stride;
+} chunk;
+
 /* The chunks in address order. Replaced whole when one is added (the old
  * array stays readable: readers may still search it, and it is small). */
 typedef struct chunk_list {
   size_t count;
   struct chunk_list *previous; /* kept, so leak checkers see it reachable */
-  char *start[];
+  chunk at[];
 } chunk_list;
+
+/* The slots of one size: free ones, and the newest chunk's untouched ones.
+ * `slot` is what a node may use; `stride` the distance between slots,
+ * larger only under AddressSanitizer, where a stored node's slot is
+ * followed by poison as long as the rest of a computed node: a read of a
+ * computed node's field in a stored node is caught, whatever lies beyond. */
+typedef struct slot_class {
+  size_t slot, stride;
+  sg_node *free_slots; /* through live_next */
+  char *fresh, *fresh_end;
+  size_t in_use;
+} slot_class;
 
 static chunk_list *chunks; /* published with SG_PUBLISH, read with SG_PEEK */
 static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
-static sg_node *free_slots; /* under slab_lock, through live_next */
-static char *fresh, *fresh_end; /* the newest chunk's untouched slots */
-static size_t slots_in_use;     /* under slab_lock */
+/* Under slab_lock. */
+#ifdef SG_ASAN
+static slot_class stored_slots = {.slot = STORED_SLOT, .stride = COMPUTED_SLOT};
+#else
+static slot_class stored_slots = {.slot = STORED_SLOT, .stride = STORED_SLOT};
+#endif
+static slot_class computed_slots = {.slot = COMPUTED_SLOT, .stride = COMPUTED_SLOT};
 static uint64_t last_id;        /* atomic */
 
+static slot_class *class_of(sg_kind kind) {
+  return kind == SG_STORED ? &stored_slots : &computed_slots;
+}
+
 /* A free slot under AddressSanitizer: poisoned but for its door fields. */
-static void poison_free_slot(char *slot) {
+static void poison_free_slot(char *slot, size_t size) {
   ASAN_POISON_MEMORY_REGION(slot, DOOR_START);
-  ASAN_POISON_MEMORY_REGION(slot + DOOR_END, SLOT - DOOR_END);
+  ASAN_POISON_MEMORY_REGION(slot + DOOR_END, size - DOOR_END);
 }
 
 /* Under slab_lock. Zeroed: the door may read any slot of it from now on.
  * Aligned by the allocator, so the chunk's address is the block's (leak
  * checkers see it reachable through `chunks`). */
 /* Moves the door: chunks (docs/core-protocol.md, "Lifetime: who frees a node"). */
-static bool add_chunk(void) {
+static bool add_chunk(slot_class *c) {
   chunk_list *old = chunks;
   size_t count = old ? old->count : 0;
-  const size_t size = (size_t)SLOT * SLOTS_PER_CHUNK;
+  const size_t size = c->stride * SLOTS_PER_CHUNK;
   char *start = NULL;
-  chunk_list *list = malloc(sizeof *list + (count + 1) * sizeof(char *));
+  chunk_list *list = malloc(sizeof *list + (count + 1) * sizeof(chunk));
   if (!list || posix_memalign((void **)&start, 64, size) != 0) {
     free(list);
     return false;
   }
   memset(start, 0, size);
-  for (size_t offset = 0; offset < size; offset += SLOT) poison_free_slot(start + offset);
+  for (size_t offset = 0; offset < size; offset += c->stride)
+    poison_free_slot(start + offset, c->stride);
   size_t at = 0;
-  while (at < count && (uintptr_t)old->start[at] < (uintptr_t)start) at++;
-  if (count) memcpy(list->start, old->start, at * sizeof(char *));
-  list->start[at] = start;
-  if (count > at) memcpy(list->start + at + 1, old->start + at, (count - at) * sizeof(char *));
+  while (at < count && (uintptr_t)old->at[at].start < (uintptr_t)start) at++;
+  if (count) memcpy(list->at, old->at, at * sizeof(chunk));
+  list->at[at] = (chunk){.start = start, .stride = c->stride};
+  if (count > at) memcpy(list->at + at + 1, old->at + at, (count - at) * sizeof(chunk));
   list->count = count + 1;
   list->previous = old;
-  fresh = start;
-  fresh_end = start + size;
+  c->fresh = start;
+  c->fresh_end = start + size;
   SG_PUBLISH(chunks, list);
   return true;
 }
@@ -116,32 +151,34 @@ static bool is_slot(const void *p) {
   size_t low = 0, high = list->count;
   while (low < high) { /* the last chunk starting at or before p */
     size_t mid = (low + high) / 2;
-    if ((uintptr_t)list->start[mid] <= at) low = mid + 1;
+    if ((uintptr_t)list->at[mid].start <= at) low = mid + 1;
     else high = mid;
   }
   if (low == 0) return false;
-  size_t offset = at - (uintptr_t)list->start[low - 1];
-  return offset < (size_t)SLOT * SLOTS_PER_CHUNK && offset % SLOT == 0;
+  const chunk *c = &list->at[low - 1];
+  size_t offset = at - (uintptr_t)c->start;
+  return offset < c->stride * SLOTS_PER_CHUNK && offset % c->stride == 0;
 }
 
-sg_node *sg__node_alloc(void) {
+sg_node *sg__node_alloc(sg_kind kind) {
+  slot_class *c = class_of(kind);
   sg__lock(&slab_lock);
-  sg_node *n = free_slots;
+  sg_node *n = c->free_slots;
   if (n) {
     ASAN_UNPOISON_MEMORY_REGION(&n->live_next, sizeof n->live_next);
-    free_slots = n->live_next;
-  } else if (fresh < fresh_end || add_chunk()) {
-    n = (sg_node *)fresh;
-    fresh += SLOT;
+    c->free_slots = n->live_next;
+  } else if (c->fresh < c->fresh_end || add_chunk(c)) {
+    n = (sg_node *)c->fresh;
+    c->fresh += c->stride;
   }
-  if (n) slots_in_use++;
+  if (n) c->in_use++;
   sg__unlock(&slab_lock);
   if (!n) return NULL;
-  ASAN_UNPOISON_MEMORY_REGION(n, sizeof *n);
+  ASAN_UNPOISON_MEMORY_REGION(n, c->slot);
   /* Not the door fields: a stale handle's check may read them right now.
    * They are zero in a free slot (refs 0 is what made it free). */
   memset(n, 0, DOOR_START);
-  memset((char *)n + DOOR_END, 0, sizeof *n - DOOR_END);
+  memset((char *)n + DOOR_END, 0, c->slot - DOOR_END);
   return n;
 }
 
@@ -149,21 +186,23 @@ sg_node *sg__node_alloc(void) {
  * before the lock is dropped: from then on another thread may take it. */
 /* Moves the door: id cleared after the last reference (docs/core-protocol.md, "Lifetime: who frees a node"). */
 void sg__node_free(sg_node *n) {
+  slot_class *c = class_of(n->kind);
   SG_PUBLISH(n->id, 0); /* no longer a handle */
   sg__lock(&slab_lock);
-  n->live_next = free_slots;
-  free_slots = n;
-  slots_in_use--;
-  poison_free_slot((char *)n);
+  n->live_next = c->free_slots;
+  c->free_slots = n;
+  c->in_use--;
+  poison_free_slot((char *)n, c->stride);
   sg__unlock(&slab_lock);
 }
 
 void sg__registry_memory(size_t *in_use, size_t *reserved) {
   sg__lock(&slab_lock);
-  size_t used = slots_in_use, chunk_count = chunks ? chunks->count : 0;
+  *in_use = stored_slots.in_use * stored_slots.slot + computed_slots.in_use * computed_slots.slot;
+  size_t all = 0;
+  for (size_t i = 0; chunks && i < chunks->count; i++) all += chunks->at[i].stride * SLOTS_PER_CHUNK;
   sg__unlock(&slab_lock);
-  *in_use = used * SLOT;
-  *reserved = chunk_count * (size_t)SLOT * SLOTS_PER_CHUNK;
+  *reserved = all;
 }
 
 /* ------------------------------------------------------------------ door */

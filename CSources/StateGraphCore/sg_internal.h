@@ -6,7 +6,9 @@
  *   graph ── lock, cond, link pool, scratch stack, graveyard, and an
  *            intrusive doubly linked list of its live nodes in creation
  *            order (snapshots enumerate it; O(1) insert and remove)
- *   node  ── kind, state, version; two intrusive doubly linked lists of links:
+ *   node  ── a slot of one of two sizes: what every node has (a stored
+ *            node's slot ends there), then what computing needs.
+ *            kind, state, version; two intrusive doubly linked lists of links:
  *            `sources` (what it read in its last run, in read order) and
  *            `dependents` (who read it). Nodes with many sources also keep a
  *            GHashTable source -> link so a repeated read is found in O(1).
@@ -17,17 +19,18 @@
  *
  * Who guards which field, and every rule of the concurrency protocol, is in
  * docs/core-protocol.md. In brief: a graph's lock guards its nodes and links,
- * except `refs`/`holds` (atomic) and the immutable id/file/line/kind/graph;
+ * except `refs`/`holds` (atomic) and the immutable id/kind/graph;
  * fields that lock-free readers look at (state, owner, has_run, version,
- * destroyed, name) are written with SG_PUBLISH.
+ * destroyed, label) are written with SG_PUBLISH.
  *
  * Layers: each file calls only its own line and the ones above it in this
  * list, except that every layer may record into trace.c, and the last line
  * reads the graph from the side. `make test` checks it on the object files
  * (Tests/CoreTests/check-layers.sh reads this list):
  *
- *   registry.c names.c stack.c waits.c testing.c   leaves: handles, names,
- *                                                   stacks, waits, hooks
+ *   registry.c names.c stack.c waits.c testing.c lock.c   leaves: handles,
+ *                                          names, stacks, waits, hooks, the
+ *                                          graph lock
  *   graph.c       nodes, links, memory, burial
  *   tracking.c    per-thread state, frames, recording reads, binding slot
  *   propagate.c   marking (which queues effects), claims, refresh, destroy
@@ -52,6 +55,7 @@
 #include <glib.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <time.h>
 
 /* Built with AddressSanitizer (gcc says so one way, clang the other): the
@@ -99,6 +103,7 @@ typedef struct sg_link sg_link;
 typedef struct sg_thread sg_thread;
 typedef struct sg_frame sg_frame;
 typedef struct sg_visit sg_visit;
+typedef struct sg_label sg_label;
 
 /* One snapshot visitor running for a node: on the visiting thread's stack,
  * in the node's set of visits (two threads, or one thread's nested
@@ -144,7 +149,8 @@ struct sg_link {
   sg_node *source;
   sg_node *target;
   sg_link *prev_source, *next_source;       /* in target's source list */
-  sg_link *prev_dependent, *next_dependent; /* in source's dependent list */
+  sg_link *prev_dependent, *next_dependent; /* in source's dependent list (the
+                                               head's prev_dependent: the tail) */
   uint64_t seen_version; /* source->version when the target last read it */
   uint64_t epoch;        /* the target's run that last read it */
 };
@@ -162,15 +168,20 @@ enum {
 /* Nodes with more sources than this get a hash index of their sources. */
 #define SG_INDEX_THRESHOLD 8
 
-/* The first cache line holds what marking, refreshing and a callback's
- * read touch for every node; the rest is touched per change at most, or only
- * by introspection. Nodes (registry.c) and links (graph.c) are 64-byte
- * aligned: an update touches two lines of a node where it touched four. */
+/* Node memory comes in two slot sizes (registry.c). Every node starts with
+ * the fields a stored node uses, and a stored node's slot ends there
+ * (SG_STORED_SLOT): it is never claimed, verified, run, queued or watched,
+ * so the rest is never looked at in it. Code that may meet a stored node
+ * reads only the first part, or tests `kind` first (sg__fresh does).
+ * The first cache line holds what a read and a change touch in every node;
+ * a computed node's claim, marks, sources and callback follow in the next.
+ * Computed nodes (registry.c) and links (graph.c) are 64-byte aligned,
+ * stored nodes 16-byte. */
 struct sg_node {
-  /* ---- hot: one cache line */
+  /* ---- every node's: hot, one cache line */
   sg_graph *graph;
   uint8_t kind;   /* sg_kind */
-  uint8_t state;  /* sg_state: CLEAN, CHECK or DIRTY */
+  uint8_t state;  /* sg_state: CLEAN, CHECK or DIRTY (a stored node: CLEAN) */
   bool has_run;   /* computed/effect: callback completed at least once */
   bool must_run;  /* DIRTY for a reason its links cannot show (a source was
                      destroyed, or it was rolled back): a rollback of a
@@ -180,54 +191,23 @@ struct sg_node {
   bool armed;    /* its watcher wants the next change (published: read
                     without the lock) */
   uint8_t on_release; /* work for its owner at release: SG_RELEASE_* */
-  uint32_t marks;       /* bumped whenever marking reaches the node */
-  uint32_t claim_index; /* position in its owner's walk (its claims) */
   uint64_t version;
-  sg_link *sources_head, *dependents_head;
-  sg_thread *owner; /* thread verifying or running this node, or NULL */
-  sg_callback callback;
-
+  /* Its dependents, in link order; the head's prev_dependent is the tail
+   * (appending is O(1) without a tail field). */
+  sg_link *dependents_head;
   /* ---- the door's: read without a pin by checked calls (registry.c) */
   gint refs; /* atomic: 1 while live + 1 per dependent link + pins, holds
                 and queue entries (not claims: see sg__bury) */
   gint holds; /* atomic: sg_node_hold calls not yet released */
   uint64_t id; /* atomic: unique in the process, never reused; 0 in a free slot */
-
-  /* ---- warm: per run or per change */
   void *context;
+
+  /* ---- every node's: per change at most */
   /* The highest version ever given: a change takes the next one, so after a
    * rollback (version goes back) no version is ever handed out twice, and a
    * link whose seen_version matches really saw the value the node has. */
   uint64_t last_version;
-  uint64_t run_count;
-  sg_link *sources_tail, *dependents_tail;
-  sg_thread *queued_by; /* the thread whose pending queue holds it, or NULL */
-  uint32_t source_count;
-  bool sources_unlinked;
-
-  /* ---- cold */
-  GHashTable *source_index; /* source node -> link, when many sources */
-  /* Effects only: the effect whose run created this one (same graph; holds
-   * a reference), which runs first when a change reaches both. */
-  sg_node *parent;
-  /* Child effects a flush found stale while this one ran on another thread:
-   * its owner queues them when it lets go (each holds a reference). */
-  sg_node *deferred_children, *next_deferred;
-  uint32_t queue_index; /* its entry in queued_by's queue */
-  bool deferred; /* in an owner's deferred_children */
-  bool renamed; /* n->name replaced an earlier one (names.c) */
-  sg_callback watcher;
-  uint64_t armed_version; /* version when armed */
-  sg_destroy destroy;
-  char *name; /* see names.c */
-  const char *file; /* interned: lives as long as the process */
-  int line;
-  /* The flush (a process-wide id) that last ran a queue entry of it, and
-   * that entry: where counting its laps stops (schedule.c). */
-  uint32_t run_flush, run_entry;
-  /* Only while a traced thread marks: the index of this node's MARK event,
-   * the parent of the events of the nodes it marks (trace.c). */
-  uint32_t trace_mark;
+  const sg_label *label; /* name, file and line: shared, see names.c */
   sg_visit *visits; /* snapshot visitors running for it, a set: destroy waits
                        for them (waits.c) */
   /* The graph's live list, while not destroyed; then, once buried, the
@@ -236,13 +216,111 @@ struct sg_node {
     sg_node *live_prev;
     sg_node *next_dead;
   };
-  sg_node *live_next;
+  union {
+    sg_node *live_next;
+    /* Once destroyed (out of the live list): the flush and entry whose run
+     * destroyed it, which its destroy callback's writes are charged to
+     * (graph.c); flush 0 is none. */
+    struct {
+      uint32_t dead_flush, dead_entry;
+    };
+  };
+
+  /* ---- computed and effect nodes only (past a stored node's slot) */
+  uint32_t marks;       /* bumped whenever marking reaches the node */
+  uint32_t claim_index; /* position in its owner's walk (its claims) */
+  sg_link *sources_head;
+  sg_thread *owner; /* thread verifying or running this node, or NULL */
+  sg_callback callback;
+  sg_destroy destroy; /* a stored node has none */
+  uint64_t run_count;
+  sg_link *sources_tail;
+  sg_thread *queued_by; /* the thread whose pending queue holds it, or NULL */
+  uint32_t source_count;
+  uint32_t queue_index; /* its entry in queued_by's queue */
+  GHashTable *source_index; /* source node -> link, when many sources */
+  /* Effects only: the effect whose run created this one (same graph; holds
+   * a reference), which runs first when a change reaches both. */
+  sg_node *parent;
+  /* Child effects a flush found stale while this one ran on another thread:
+   * its owner queues them when it lets go (each holds a reference). */
+  sg_node *deferred_children, *next_deferred;
+  sg_callback watcher;
+  uint64_t armed_version; /* version when armed */
+  /* The flush (a process-wide id) that last ran a queue entry of it, and
+   * that entry: where counting its laps stops (schedule.c). */
+  uint32_t run_flush, run_entry;
+  /* Only while a traced thread marks: the index of this node's MARK event,
+   * the parent of the events of the nodes it marks (trace.c). */
+  uint32_t trace_mark;
+  bool sources_unlinked;
+  bool deferred; /* in an owner's deferred_children */
 };
 
+/* A stored node's slot: the fields every node has. */
+#define SG_STORED_SLOT offsetof(sg_node, marks)
+
+/* ---- lock.c: the graph lock (and the wait for a claimed node's release)
+ *
+ * Taken and let go with sg__graph_lock and sg__graph_unlock (below), which
+ * pass the scheduling points in test builds; these are the lock itself. */
+#ifdef __linux__
+/* While the process has one thread, nobody else can look at the word:
+ * glibc says so (it never goes back to true once a second thread was
+ * made, and the lock is never held across making one: no user code runs
+ * under it), and the lock skips its atomic operations, as glibc's own
+ * does. */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+#include <sys/single_threaded.h>
+#define SG_SINGLE_THREADED() (__libc_single_threaded != 0)
+#else
+#define SG_SINGLE_THREADED() false
+#endif
+typedef struct sg_glock {
+  uint32_t word;     /* 0 free, 1 held, 2 held and maybe waited for */
+  uint32_t released; /* bumped by every broadcast: the waiters' futex */
+} sg_glock;
+static inline bool sg__glock_try(sg_glock *l) {
+  uint32_t free = 0;
+  if (SG_SINGLE_THREADED()) {
+    if (__atomic_load_n(&l->word, __ATOMIC_RELAXED) != free) return false;
+    __atomic_store_n(&l->word, 1, __ATOMIC_RELAXED);
+    return true;
+  }
+  return __atomic_compare_exchange_n(&l->word, &free, 1, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED);
+}
+void sg__glock_contended(sg_glock *l);
+void sg__glock_wake_one(sg_glock *l);
+static inline void sg__glock_acquire(sg_glock *l) {
+  if (G_UNLIKELY(!sg__glock_try(l))) sg__glock_contended(l);
+}
+static inline void sg__glock_release(sg_glock *l) {
+  if (SG_SINGLE_THREADED()) __atomic_store_n(&l->word, 0, __ATOMIC_RELAXED);
+  else if (G_UNLIKELY(__atomic_exchange_n(&l->word, 0, __ATOMIC_RELEASE) == 2))
+    sg__glock_wake_one(l);
+}
+#else
+typedef struct sg_glock {
+  pthread_mutex_t mutex;
+  pthread_cond_t released;
+} sg_glock;
+static inline bool sg__glock_try(sg_glock *l) { return pthread_mutex_trylock(&l->mutex) == 0; }
+static inline void sg__glock_acquire(sg_glock *l) { pthread_mutex_lock(&l->mutex); }
+static inline void sg__glock_release(sg_glock *l) { pthread_mutex_unlock(&l->mutex); }
+#endif
+void sg__glock_init(sg_glock *l);
+void sg__glock_destroy(sg_glock *l);
+/* Under the lock: lets go of it, sleeps until a broadcast, the absolute
+ * CLOCK_REALTIME time `until` (NULL: no limit) or a spurious wake-up, and
+ * takes it again. */
+void sg__glock_wait_unhooked(sg_glock *l, const struct timespec *until);
+void sg__glock_broadcast(sg_glock *l); /* under the lock */
+
 struct sg_graph {
-  /* pthread rather than GMutex: same cost, and thread sanitizers see it */
-  pthread_mutex_t lock;
-  pthread_cond_t released; /* broadcast when a claimed node is released */
+  /* Thread sanitizers see it (lock.c); its wait is broadcast when a
+   * claimed node is released. */
+  sg_glock lock;
   size_t live;
   size_t allocated;   /* nodes not yet on the graveyard: live, or destroyed
                          but still held (a queue, a claim, a link) */
@@ -307,7 +385,7 @@ struct sg_walk_entry {
 typedef struct sg_walk_entry sg_walk_entry;
 
 /* ---- registry.c: node memory, and which handles are live (the door) */
-sg_node *sg__node_alloc(void); /* a zeroed slot; NULL when out of memory */
+sg_node *sg__node_alloc(sg_kind kind); /* a zeroed slot; NULL when out of memory */
 void sg__node_free(sg_node *n); /* a buried node's slot, or one never registered */
 /* A node is registered from creation until its slot is freed (not until
  * destroy: a held, destroyed node must still be told apart from garbage).
@@ -325,24 +403,43 @@ bool sg__registry_has_graph(const sg_graph *g);
 void sg__registry_remove_graph(sg_graph *g);
 
 
-/* ---- names.c: debug names that stay valid until the node is freed */
-extern char sg__no_name[]; /* the name of every unnamed node: never freed */
-void sg__names_free(sg_node *n); /* a renamed node's name, and all it replaced */
+/* ---- names.c: labels, the names and places of nodes
+ *
+ * A label is a node's name, file and line. Nodes made at one place with one
+ * name (every instance of a model's property) share one label, counted, so
+ * a node's slot holds one pointer and no allocation of its own. A label
+ * stays valid until the last node naming it is freed, so a name handed out
+ * (sg_node_describe) lives as long as its node. */
+struct sg_label {
+  const char *name; /* "" for none: points at `text` */
+  const char *file; /* interned: lives as long as the process */
+  int line;
+  /* Atomic: nodes naming it (a shared label). Taken under the labels lock;
+   * let go without it but for the last use, which removes the label. */
+  uint32_t uses;
+  /* A rename's label, private to its node: the label it replaced, kept
+   * until the node is freed (its name may still be in use). */
+  sg_label *previous;
+  bool shared;
+  char text[];
+};
+/* The shared label for (name, file, line), with one use more; NULL when out
+ * of memory. NULL name or file: none. */
+sg_label *sg__label_get(const char *name, const char *file, int line);
 /* Renaming in two steps, so that nothing is allocated under the lock: a
- * copy of the new name (NULL when out of memory), then, under n's graph
- * lock, the copy put in place (the old names stay valid until n is freed). */
-char *sg__name_copy(const char *name);
-void sg__rename_locked(sg_node *n, char *copy);
-static inline void sg__name_free(char *name) {
-  if (name != sg__no_name) g_free(name);
-}
+ * private label with the new name (NULL when out of memory), then, under
+ * n's graph lock, the label put in place (the old one is kept). */
+sg_label *sg__label_new_name(const char *name);
+void sg__rename_locked(sg_node *n, sg_label *renamed);
+void sg__label_release(const sg_label *label); /* a freed node's, and all it replaced */
 /* A node's name as reports show it: "(unnamed)" when it has none. */
 const char *sg__display_name(const char *name);
 /* Appends "name (file:line)": how cycle reports and traces name nodes. */
 void sg__append_label(GString *out, const char *name, const char *file, int line);
 /* The same for a live node; under its graph lock (the name may change). */
 static inline void sg__append_node_label(GString *out, const sg_node *n) {
-  sg__append_label(out, SG_PEEK(n->name), n->file, n->line);
+  const sg_label *l = SG_PEEK(n->label);
+  sg__append_label(out, l->name, l->file, l->line);
 }
 
 /* ---- graph.c: graphs, nodes, links, memory */
@@ -393,6 +490,22 @@ void sg__prune_unread(sg_frame *f);
 /* A node whose value may be used as is (stored nodes always are). */
 static inline bool sg__fresh(const sg_node *n) {
   return n->kind == SG_STORED || (n->state == SG_CLEAN && n->has_run);
+}
+
+/* A node's first source, for code that may meet a stored node (which has
+ * no source list in its slot). */
+static inline const sg_link *sg__first_source(const sg_node *n) {
+  return n->kind == SG_STORED ? NULL : n->sources_head;
+}
+
+/* How often its callback ran (a stored node has none). */
+static inline uint64_t sg__run_count(const sg_node *n) {
+  return n->kind == SG_STORED ? 0 : n->run_count;
+}
+
+/* Fresh and owned by no thread: its value may be used without a claim. */
+static inline bool sg__settled(const sg_node *n) {
+  return n->kind == SG_STORED || (n->state == SG_CLEAN && n->has_run && !n->owner);
 }
 
 /* ---- propagate.c: push marking, pull refresh, destroy under the lock */
@@ -465,14 +578,14 @@ static inline void sg__unlock(pthread_mutex_t *m) { pthread_mutex_unlock(m); }
 #ifdef SG_SCHEDULING_POINTS
 void sg__point(const char *where);
 void sg__lock(pthread_mutex_t *m);
-void sg__cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *until);
+void sg__glock_lock(sg_glock *l);
+void sg__glock_wait(sg_glock *l, const struct timespec *until);
 #else
 #define sg__point(where) ((void)0)
 static inline void sg__lock(pthread_mutex_t *m) { pthread_mutex_lock(m); }
-static inline void sg__cond_wait(pthread_cond_t *c, pthread_mutex_t *m,
-                                 const struct timespec *until) {
-  if (until) pthread_cond_timedwait(c, m, until);
-  else pthread_cond_wait(c, m);
+static inline void sg__glock_lock(sg_glock *l) { sg__glock_acquire(l); }
+static inline void sg__glock_wait(sg_glock *l, const struct timespec *until) {
+  sg__glock_wait_unhooked(l, until);
 }
 #endif
 
@@ -495,11 +608,17 @@ typedef struct sg_here {
 } sg_here;
 extern __thread sg_here sg__here __attribute__((tls_model("initial-exec")));
 void sg__graph_unlock_freeing(sg_graph *g); /* the graveyard is not empty */
-static inline void sg__graph_lock(sg_graph *g) { sg__lock(&g->lock); }
+static inline void sg__graph_lock(sg_graph *g) { sg__glock_lock(&g->lock); }
 static inline void sg__graph_unlock(sg_graph *g) {
   if (G_UNLIKELY(g->graveyard != NULL)) sg__graph_unlock_freeing(g);
-  else pthread_mutex_unlock(&g->lock);
+  else sg__glock_release(&g->lock);
 }
+/* Under the lock, with the graveyard empty: waits for a release (or until
+ * `until`), as a condition wait does. */
+static inline void sg__graph_wait(sg_graph *g, const struct timespec *until) {
+  sg__glock_wait(&g->lock, until);
+}
+static inline void sg__graph_broadcast(sg_graph *g) { sg__glock_broadcast(&g->lock); }
 
 /* ---- waits.c: the wait-for graph between threads (see there) */
 /* Before a claim wait for n (owned by another thread): SG_OK, and t is

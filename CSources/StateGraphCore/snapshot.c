@@ -44,7 +44,7 @@ static void walk_from(sg_node *root, sg_direction direction, GHashTable *seen,
   g_ptr_array_add(stack, root);
   while (stack->len > 0) {
     sg_node *n = g_ptr_array_steal_index_fast(stack, stack->len - 1);
-    const sg_link *l = direction == SG_UPSTREAM ? n->sources_head : n->dependents_head;
+    const sg_link *l = direction == SG_UPSTREAM ? sg__first_source(n) : n->dependents_head;
     for (; l; l = direction == SG_UPSTREAM ? l->next_source : l->next_dependent) {
       sg_node *other = direction == SG_UPSTREAM ? l->source : l->target;
       if (other->destroyed || !g_hash_table_add(seen, other)) continue;
@@ -91,7 +91,7 @@ static sg_snapshot *copy_locked(GPtrArray *chosen) {
   size_t edges = 0;
   for (guint i = 0; i < chosen->len; i++) {
     const sg_node *n = chosen->pdata[i];
-    for (const sg_link *l = n->sources_head; l; l = l->next_source)
+    for (const sg_link *l = sg__first_source(n); l; l = l->next_source)
       edges += !l->source->destroyed && g_hash_table_contains(index, l->source);
   }
   s->sources = g_try_new(size_t, edges ? edges : 1);
@@ -110,14 +110,14 @@ static sg_snapshot *copy_locked(GPtrArray *chosen) {
       .id = n->id,
       .kind = n->kind,
       .state = n->state,
-      .name = g_string_chunk_insert_const(s->strings, n->name),
-      .file = g_string_chunk_insert_const(s->strings, n->file),
-      .line = n->line,
+      .name = g_string_chunk_insert_const(s->strings, n->label->name),
+      .file = g_string_chunk_insert_const(s->strings, n->label->file),
+      .line = n->label->line,
       .version = n->version,
-      .run_count = n->run_count,
+      .run_count = sg__run_count(n),
       .sources = next_source,
     };
-    for (const sg_link *l = n->sources_head; l; l = l->next_source) {
+    for (const sg_link *l = sg__first_source(n); l; l = l->next_source) {
       size_t at = GPOINTER_TO_SIZE(g_hash_table_lookup(index, l->source));
       if (at == 0 || l->source->destroyed) continue;
       *next_source++ = at - 1;
@@ -148,7 +148,7 @@ static void visit_one(sg_snapshot *s, size_t i, sg_snapshot_visitor visit, void 
     visit(s, i, context, user); /* user code: never under the lock */
     sg__graph_lock(g);
     sg__visit_end(n, &record);
-    if (g->waiters) pthread_cond_broadcast(&g->released);
+    if (g->waiters) sg__graph_broadcast(g);
     sg__graph_unlock(g);
   }
   sg__unpin(n);

@@ -36,17 +36,26 @@ void sg__lock(pthread_mutex_t *m) {
   while (pthread_mutex_trylock(m) != 0) call("lock (held elsewhere)", true);
 }
 
-/* Under a hook, every wait is a wake-up that came at once (which the
- * callers must tolerate anyway: spurious wake-ups and time-outs). */
-void sg__cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *until) {
+/* The graph lock, the same way. */
+void sg__glock_lock(sg_glock *l) {
   if (!SG_PEEK(hook)) {
-    if (until) pthread_cond_timedwait(c, m, until);
-    else pthread_cond_wait(c, m);
+    sg__glock_acquire(l);
     return;
   }
-  pthread_mutex_unlock(m);
+  call("lock", false);
+  while (!sg__glock_try(l)) call("lock (held elsewhere)", true);
+}
+
+/* Under a hook, every wait is a wake-up that came at once (which the
+ * callers must tolerate anyway: spurious wake-ups and time-outs). */
+void sg__glock_wait(sg_glock *l, const struct timespec *until) {
+  if (!SG_PEEK(hook)) {
+    sg__glock_wait_unhooked(l, until);
+    return;
+  }
+  sg__glock_release(l);
   call("wait", true);
-  sg__lock(m);
+  sg__glock_lock(l);
 }
 
 #else

@@ -46,9 +46,9 @@ static int record(sg_trace *tr, sg_trace_kind kind, sg_node *n, int parent) {
   if (n) {
     e.node_id = n->id;
     e.node_kind = n->kind;
-    e.name = g_string_chunk_insert_const(tr->strings, n->name);
-    e.file = g_string_chunk_insert_const(tr->strings, n->file);
-    e.line = n->line;
+    e.name = g_string_chunk_insert_const(tr->strings, n->label->name);
+    e.file = g_string_chunk_insert_const(tr->strings, n->label->file);
+    e.line = n->label->line;
     e.state = n->state;
   }
   g_array_append_val(tr->events, e);

@@ -228,7 +228,7 @@ int sg__wait_for_visitors(sg_thread *t, sg_node *n) {
     int rc = wait_visitors_begin(t, n);
     if (rc < 0) return rc;
     n->graph->waiters++;
-    sg__cond_wait(&n->graph->released, &n->graph->lock, NULL);
+    sg__graph_wait(n->graph, NULL);
     n->graph->waiters--;
     sg__wait_end(t);
   }

@@ -572,9 +572,9 @@ TEST(protocol_stale_destroy_cannot_reach_a_node_being_created) {
   sg_graph *g = sg_graph_new();
   cell s, old, fresh;
   STORED(&s, g, "s", 4);
-  STORED(&old, g, "old", 0);
+  COMPUTED(&old, g, "old", formula_copy, &s);
   stale_handle = old.node;
-  DESTROY(&old); /* its slot is the next one handed out */
+  DESTROY(&old); /* its slot is the next computed one handed out */
   creating_thread = pthread_self();
   stale_destroy_rc = 1;
   REQUIRE(sg__set_scheduling_hook(hook_destroy_stale_during_creation));

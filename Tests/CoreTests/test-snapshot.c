@@ -292,3 +292,42 @@ TEST(threads_snapshot_visitor_holds_off_destroy) {
     GRAPH_FREE(r.g);
   }
 }
+
+/* Nodes made at one place with one name (a model's property, once per
+ * instance) share their label: one copy of the name for all of them, no
+ * memory of their own beyond the slot. A rename is the renamed node's
+ * alone and keeps its place; a name stays readable while any node that
+ * had it lives. */
+TEST(snapshot_nodes_made_at_one_place_share_their_name) {
+  sg_graph *g = sg_graph_new();
+  char name[] = "Item.title", file[] = "item.c"; /* a caller's buffers: copied */
+  sg_node_info info = {.name = name, .file = file, .line = 4};
+  size_t before = 0, after = 0;
+  sg_node_memory(&before, NULL);
+  sg_node *a = NULL, *b = NULL, *c = NULL;
+  CHECK_EQ(sg_stored_new(g, &info, &a), SG_OK);
+  CHECK_EQ(sg_stored_new(g, &info, &b), SG_OK);
+  info.line = 5;
+  CHECK_EQ(sg_stored_new(g, &info, &c), SG_OK);
+  sg_node_memory(&after, NULL);
+  CHECK_EQ(after - before, 3 * 96);
+  name[0] = 'X';
+  file[0] = 'X';
+  sg_node_description da = DESCRIBE(a), db = DESCRIBE(b), dc = DESCRIBE(c);
+  CHECK_STR(da.name, "Item.title");
+  CHECK_STR(da.file, "item.c");
+  CHECK(da.name == db.name); /* one copy */
+  CHECK(da.name != dc.name); /* another line: another label */
+  CHECK_EQ(dc.line, 5);
+  CHECK_EQ(sg_node_set_name(b, "Item.subtitle"), SG_OK);
+  db = DESCRIBE(b);
+  CHECK_STR(db.name, "Item.subtitle");
+  CHECK_STR(db.file, "item.c");
+  CHECK_EQ(db.line, 4);
+  CHECK_STR(DESCRIBE(a).name, "Item.title");
+  CHECK_EQ(sg_node_destroy(a), SG_OK);
+  CHECK_STR(da.name, "Item.title"); /* b still holds it, behind its rename */
+  CHECK_EQ(sg_node_destroy(b), SG_OK);
+  CHECK_EQ(sg_node_destroy(c), SG_OK);
+  GRAPH_FREE(g); /* valgrind/ASan: every label freed with its last node */
+}

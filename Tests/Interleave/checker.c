@@ -313,7 +313,7 @@ static void destroy_and_reuse(void *p) {
   world *w = p;
   DESTROY(&w->a);
   atomic_store(&w->handle_gone, 1);
-  STORED(&w->b, w->g, "b", 0); /* takes a's slot when nobody pins it */
+  STORED(&w->b, w->g, "b", 0); /* takes a's slot (of a stored node's size) when nobody pins it */
 }
 static void use_kept_handle(void *p) {
   world *w = p;
@@ -337,13 +337,14 @@ static void reuse_check(world *w) {
  * on the whole new node, and its destroy callback runs once. */
 static void stale_slot_setup(world *w) {
   STORED(&w->s, w->g, "s", 3);
-  STORED(&w->a, w->g, "a", 0);
+  COMPUTED(&w->a, w->g, "a", formula_copy, &w->s);
   w->handle = w->a.node;
-  DESTROY(&w->a); /* the next node takes its slot */
+  DESTROY(&w->a); /* the next computed node takes its slot */
 }
 static void create_in_stale_slot(void *p) {
   world *w = p;
   COMPUTED(&w->b, w->g, "b", formula_copy, &w->s);
+  CHECK(w->b.node == w->handle); /* the slot was reused: the race is real */
   int rc = sg_read(w->b.node);
   CHECK(rc == SG_OK || rc == SG_ESTALE);
   rc = sg_node_destroy(w->b.node);
@@ -351,7 +352,7 @@ static void create_in_stale_slot(void *p) {
 }
 static void destroy_through_stale_handle(void *p) {
   world *w = p;
-  int rc = sg_changed(w->handle); /* a stored node's call: b is computed */
+  int rc = sg_changed(w->handle); /* a stored node's call: a and b are computed */
   CHECK(rc == SG_ESTALE || rc == SG_EKIND);
   rc = sg_node_destroy(w->handle);
   CHECK(rc == SG_OK || rc == SG_ESTALE);
