@@ -7,7 +7,7 @@ import StateGraph
 /// registration (with the current value); callers reset their counters after
 /// setting up.
 func observe<Node: GraphNode>(
-  _ node: Node, _ handler: @escaping (Node.Value) -> Void
+  _ node: Node, _ handler: @escaping @Sendable (Node.Value) -> Void
 ) -> StateGraphSubscription where Node.Value: Equatable {
   withGraphTracking {
     node.onChange(handler)

@@ -101,7 +101,7 @@ final class KairoGraph: KairoShape {
   var recomputes: Int { counter.count }
   var effectSum = 0
 
-  init(effect: @escaping () -> Void = {}, _ build: (Stored<Int>, Counter) -> Nodes) {
+  init(effect: @escaping @Sendable () -> Void = {}, _ build: (Stored<Int>, Counter) -> Nodes) {
     let nodes = build(head, counter)
     output = nodes.output
     let effectCounter = effectCounter
