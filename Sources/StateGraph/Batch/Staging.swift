@@ -19,16 +19,16 @@ import StateGraphCore
 /// One node's staged value. Non-generic base, so a level holds writes of any type.
 @usableFromInline
 class StagedWrite {
-  /// The commit takes the value locks of in-memory nodes in the order of this address.
+  /// The commit takes the value locks of the nodes in the order of this address.
   @usableFromInline let address: UInt
-  /// A persisted node: applied through its own write path (its backing saves then),
-  /// before the locked group.
+  /// A persisted node: saved before the commit takes any lock, applied with the others.
   @usableFromInline let isPersisted: Bool
   /// With the node's lock held: stores the value and tells the core; returns whether the
   /// batch log must record the node. A closure made where `Value` is known, so that the
   /// commit runs specialised code (through a generic class's method it would look the
-  /// value's type metadata up at every call).
-  @usableFromInline var applyHoldingLock: ((Transaction) -> Bool)!
+  /// value's type metadata up at every call). Nil for a persisted node, applied through
+  /// `applyPersistedHoldingLock`.
+  @usableFromInline var applyHoldingLock: ((Transaction) -> Bool)?
 
   @inlinable
   init(address: UInt, isPersisted: Bool) {
@@ -36,8 +36,12 @@ class StagedWrite {
     self.isPersisted = isPersisted
   }
 
-  /// Applies the value through the node's normal write path. Runs user code (a save).
-  func applyThroughWritePath() { fatalError("abstract") }
+  /// A persisted node's save, with no lock held; false when the value cannot be saved,
+  /// and is then not applied.
+  func saveBeforeLocking() -> Bool { fatalError("abstract") }
+  func applyPersistedHoldingLock(_ transaction: Transaction) -> Bool { fatalError("abstract") }
+  /// A persisted node, once every lock is released: the place's other nodes take the value.
+  func finishAfterUnlocking() { fatalError("abstract") }
   func lockNode() { fatalError("abstract") }
   func unlockNode() { fatalError("abstract") }
   func record(in transaction: Transaction) { fatalError("abstract") }
@@ -49,21 +53,34 @@ final class StagedValue<Value>: StagedWrite {
   /// The staged value; after the commit applied it, the value it replaced, released with
   /// this object once no lock is held.
   @usableFromInline var value: Value
+  /// A persisted node's save, made by the commit (see `StoredPersistence.CommitWrite`).
+  var saved: StoredPersistence<Value>.CommitWrite?
 
   @inlinable
   init(node: Stored<Value>, value: Value) {
     self.node = node
     self.value = value
+    let isPersisted = node.persistence != nil
     super.init(
       address: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(node.node))),
-      isPersisted: node.persistence != nil)
+      isPersisted: isPersisted)
+    guard !isPersisted else { return }
     // Unowned: the closure lives in this object and runs only while the commit holds it.
     applyHoldingLock = { [unowned(unsafe) self] transaction in
       self.node.applyStagedHoldingLock(&self.value, in: transaction)
     }
   }
 
-  override func applyThroughWritePath() { node.assign(value) }
+  override func saveBeforeLocking() -> Bool {
+    saved = node.persistence!.saveForCommit(value)
+    return saved != nil
+  }
+
+  override func applyPersistedHoldingLock(_ transaction: Transaction) -> Bool {
+    node.persistence!.applyHoldingLock(saved!, to: node, in: transaction)
+  }
+
+  override func finishAfterUnlocking() { node.persistence!.finishCommit(saved!) }
   override func lockNode() { node.lock.lock() }
   override func unlockNode() { node.lock.unlock() }
   override func record(in transaction: Transaction) { transaction.record(node, node: node.node) }
@@ -285,25 +302,32 @@ final class Staging {
   }
 
   private func apply(_ staged: [StagedWrite]) {
-    do {
-      // Persisted nodes first, each through its write path: their saves are user code,
-      // so no lock is held.
-      for write in staged where write.isPersisted { write.applyThroughWritePath() }
-      let inMemory = staged.filter { !$0.isPersisted }.sorted { $0.address < $1.address }
-      guard !inMemory.isEmpty, let transaction = Transaction.current else { return }
-      var first: [StagedWrite] = []
-      // Every lock, in address order, across every store and `sg_changed`: inside the
-      // batch these run no user code (see the protocol document for why readers then
-      // never keep a value mixing two moments).
-      for write in inMemory { write.lockNode() }
-      for (index, write) in inMemory.enumerated() {
-        if write.applyHoldingLock(transaction) { first.append(write) }
-        if index == 0, let pause = ThreadState.current.pauseInCommitForTesting { pause() }
-      }
-      for write in inMemory.reversed() { write.unlockNode() }
-      for write in first { write.record(in: transaction) }
-      // The replaced values now sit in the writes, released with them, unlocked.
+    guard let transaction = Transaction.current else { return }
+    // Persisted nodes save first, with no lock held: a save is user code (see
+    // `StoredPersistence.CommitWrite`). A value that cannot be saved is not applied.
+    var writes = staged
+    if writes.contains(where: \.isPersisted) {
+      writes = writes.filter { !$0.isPersisted || $0.saveBeforeLocking() }
     }
+    writes.sort { $0.address < $1.address }
+    var first: [StagedWrite] = []
+    // Every lock, in address order, across every store and `sg_changed`: inside the batch
+    // these run no user code (see the protocol document for why readers then never keep
+    // a value mixing two moments). Persisted nodes take their value here too, so no
+    // reader sees one of them new beside an in-memory node still old.
+    for write in writes { write.lockNode() }
+    for (index, write) in writes.enumerated() {
+      let isFirst =
+        if let apply = write.applyHoldingLock { apply(transaction) } else {
+          write.applyPersistedHoldingLock(transaction)
+        }
+      if isFirst { first.append(write) }
+      if index == 0, let pause = ThreadState.current.pauseInCommitForTesting { pause() }
+    }
+    for write in writes.reversed() { write.unlockNode() }
+    for write in first { write.record(in: transaction) }
+    for write in writes where write.isPersisted { write.finishAfterUnlocking() }
+    // The replaced values now sit in the writes, released with them, unlocked.
   }
 
   /// Runs the completions of the outermost level, which has ended.

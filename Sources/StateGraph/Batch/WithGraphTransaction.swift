@@ -23,7 +23,8 @@
 ///   reads outside any computation may fall on either side of the commit.
 /// - **Rollback.** When `body` throws, its writes are dropped and nobody is notified; an
 ///   inner transaction that throws (caught by the outer one) drops only its own writes.
-///   Backed nodes (UserDefaults, custom backings) are saved at the commit only.
+///   Backed nodes (UserDefaults, custom backings) are saved at the commit only: first,
+///   then applied in the same step as the other nodes.
 /// - **Observers** run once, after the commit, with the final values. `onDidSet` handlers
 ///   and a property's `didSet` run as `body` assigns, and their writes are staged too.
 /// - **Writers on other threads** are never held up: a plain write to a node the
