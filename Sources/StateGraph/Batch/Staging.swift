@@ -96,9 +96,11 @@ final class Staging {
   @usableFromInline @exclusivity(unchecked) var writes: [ObjectIdentifier: StagedWrite] = [:]
   /// The nodes in the order of their first write at this level.
   @usableFromInline @exclusivity(unchecked) var order: [ObjectIdentifier] = []
-  /// Root only: computed values evaluated against the staged state since the last write.
+  /// Root only: computed values evaluated against the staged state since the last write,
+  /// by their `ComputeBox` (see StagedEvaluation.swift).
   @usableFromInline @exclusivity(unchecked) var computedValues: [ObjectIdentifier: Any] = [:]
-  /// Root only: computeds being evaluated now, to report a cycle rather than recurse.
+  /// Root only: computeds being evaluated now, innermost last, to report a cycle rather
+  /// than recurse, and to bound the depth.
   @exclusivity(unchecked) var evaluating: [ObjectIdentifier] = []
   /// Root only: how many writes all levels hold, so a read knows at once whether anything
   /// is staged.
@@ -225,49 +227,6 @@ final class Staging {
   /// Whether `node` may read a staged node (see `affected`).
   func isAffected(_ node: OpaquePointer) -> Bool {
     affected.contains(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(node))))
-  }
-
-  /// `computed`'s value as this thread sees it. A node that ran before and that no staged
-  /// node reaches is read through the core, in the committed state (its cache may be brought up to date, which
-  /// is the committed value); should that run meet a staged node (a dependency new since
-  /// its last run), or should the node be reached, its closure runs directly, untracked,
-  /// so that nothing of the staged state stays in the shared graph; kept until the next
-  /// write.
-  @usableFromInline
-  func read<Value>(_ computed: Computed<Value>) -> Value {
-    let root = self.root
-    // A node that never ran has no edges yet to tell: it runs directly, leaving nothing.
-    if root.coreReads > 0
-      || (!root.isAffected(computed.node)
-        && computed.box._withUnsafeGuaranteedRef({ box in box.lock.withLock { box.hasValue } }))
-    {
-      let met = root.stagedMetInCoreRead
-      root.coreReads += 1
-      let status = sg_read_unchecked(computed.node)
-      root.coreReads -= 1
-      if status != 0 { GraphCore.fail(status, computed.node) }
-      if root.coreReads > 0 || root.stagedMetInCoreRead == met {
-        return computed.box._withUnsafeGuaranteedRef { $0.current }
-      }
-    }
-    return evaluate(computed, root)
-  }
-
-  private func evaluate<Value>(_ computed: Computed<Value>, _ root: Staging) -> Value {
-    let id = ObjectIdentifier(computed)
-    if let value = root.computedValues[id] { return value as! Value }
-    if root.evaluating.contains(id) {
-      fatalError(
-        "StateGraph: dependency cycle: '\(computed.name)' reads itself, evaluated against "
-          + "a transaction's staged writes")
-    }
-    root.evaluating.append(id)
-    sg_untracked_begin()
-    let value = computed.box._withUnsafeGuaranteedRef { $0.body(GraphContext()) }
-    _ = sg_untracked_end()
-    root.evaluating.removeLast()
-    root.computedValues[id] = value
-    return value
   }
 
   /// A nested level whose body returned: its writes become the enclosing level's.

@@ -43,8 +43,9 @@
 ///   depends on a staged node runs its closure when read (once until the next write), and
 ///   so do the computed nodes it reads; others are read as usual. The commit is
 ///   O(*w* log *w*) for *w* written nodes, plus the nodes they mark. Evaluating against
-///   staged values recurses through the computed nodes read, so a very deep chain of them
-///   over a staged node needs the stack of its depth.
+///   staged values recurses through the computed nodes read up to a small depth; a
+///   deeper chain over a staged node is evaluated from its bottom up, in the stack of a
+///   shallow one.
 /// - Parameter body: the writes to stage.
 /// - Returns: what `body` returns.
 @discardableResult
