@@ -66,7 +66,7 @@ extension Staging {
     affected.removeAll(keepingCapacity: true)
     var level: Staging? = self
     while let current = level {
-      for write in current.writes.values {
+      for write in current.writes {
         markAffected(from: OpaquePointer(bitPattern: write.address)!)
       }
       level = current.parent
@@ -124,7 +124,7 @@ extension Staging {
     else { return }
     var staged: Set<UInt> = []
     var level: Staging? = self
-    while let writes = level?.writes.values {
+    while let writes = level?.writes {
       for write in writes { staged.insert(write.address) }
       level = level?.parent
     }
