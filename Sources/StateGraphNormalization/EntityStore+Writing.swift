@@ -14,6 +14,9 @@ extension EntityStore {
   ///
   /// - Complexity: O(1) on average.
   public func add(_ entity: Entity) {
+    // Replacing an entity the store holds changes one node, the ID's slot: readers see all
+    // of it at once without a transaction.
+    if replaceIfPresent(entity, id: entity.typedID) { return }
     add(CollectionOfOne(entity))
   }
 
