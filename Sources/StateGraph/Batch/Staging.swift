@@ -16,7 +16,8 @@ import StateGraphCore
 // commit is one step for readers and why nothing waits on it) is written down in
 // docs/core-protocol.md, "Staged transactions".
 
-/// One node's staged value. Non-generic base, so a level holds writes of any type.
+/// One node's staged value. Non-generic base, so a level holds writes of any type. Touched
+/// only by the transaction's thread, so its accesses skip the dynamic exclusivity checks.
 @usableFromInline
 class StagedWrite {
   /// The node's identity, by which a level finds its write.
@@ -30,11 +31,11 @@ class StagedWrite {
   /// commit runs specialised code (through a generic class's method it would look the
   /// value's type metadata up at every call). Nil for a persisted node, applied through
   /// `applyPersistedHoldingLock`.
-  @usableFromInline var applyHoldingLock: ((Transaction) -> Bool)?
+  @usableFromInline @exclusivity(unchecked) var applyHoldingLock: ((Transaction) -> Bool)?
   /// Set by the commit: the write was applied and the batch log must record the node.
-  var mustRecord = false
+  @exclusivity(unchecked) var mustRecord = false
   /// Cleared by the commit for a persisted value that could not be saved.
-  var isSaved = true
+  @exclusivity(unchecked) var isSaved = true
 
   @inlinable
   init(key: ObjectIdentifier, address: UInt, isPersisted: Bool) {
@@ -59,12 +60,12 @@ final class StagedValue<Value>: StagedWrite {
   @usableFromInline let node: Stored<Value>
   /// The staged value; after the commit applied it, the value it replaced, released with
   /// this object once no lock is held.
-  @usableFromInline var value: Value
+  @usableFromInline @exclusivity(unchecked) var value: Value
   /// A persisted node's save, made by the commit (see `StoredPersistence.CommitWrite`).
-  var saved: StoredPersistence<Value>.CommitWrite?
+  @exclusivity(unchecked) var saved: StoredPersistence<Value>.CommitWrite?
   /// The node's commit, specialised, handed to the batch log (see `Transaction.record`):
   /// taken under the node's lock when the write is applied.
-  @usableFromInline var commitHook: ((ObjectIdentifier) -> Void)?
+  @usableFromInline @exclusivity(unchecked) var commitHook: ((ObjectIdentifier) -> Void)?
 
   @inlinable
   init(node: Stored<Value>, value: Value) {
