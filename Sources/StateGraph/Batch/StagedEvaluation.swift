@@ -41,7 +41,9 @@ extension Staging {
       if root.isAffected(computed.node) { return evaluate(computed, root) }
       // A node that never ran has no edges yet to tell: it runs directly, leaving nothing;
       // deep in an evaluation it is read through the core first (see above).
-      let hasRun = computed.box._withUnsafeGuaranteedRef { box in box.lock.withLock { box.hasValue } }
+      let hasRun = computed.box._withUnsafeGuaranteedRef { box in
+        box.lock.withLock { box.hasValue }
+      }
       if !hasRun && root.evaluating.count < Self.depthBound { return evaluate(computed, root) }
     } else if root.isAffected(computed.node) {
       // A run through the core that reads a node the staged state reaches: its result is

@@ -256,9 +256,8 @@ final class Staging {
       }
       for position in 0..<min(count, dependents.count) {
         guard let dependent = dependents[position] else { continue }
-        if affected.insert(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(dependent)))).inserted {
-          pending.append(dependent)
-        }
+        let address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(dependent)))
+        if affected.insert(address).inserted { pending.append(dependent) }
       }
     }
   }

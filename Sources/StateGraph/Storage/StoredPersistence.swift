@@ -149,9 +149,10 @@ final class StoredPersistence<Value>: StorageSlotMember, @unchecked Sendable {
     guard let (stored, value) = encode(newValue) else { return nil }
     let thread = ObjectIdentifier(ThreadState.current)
     let saved = slot.save(stored, from: self, thread: thread)
+    let undo = restoring(
+      saved.previous, lineage: saved.lineage, undoing: saved.sequence, thread: thread)
     return CommitWrite(
-      value: value, stored: stored, saved: saved,
-      undo: restoring(saved.previous, lineage: saved.lineage, undoing: saved.sequence, thread: thread),
+      value: value, stored: stored, saved: saved, undo: undo,
       handler: ownerLock.withLock { changeHandler })
   }
 
