@@ -65,6 +65,27 @@ extension EntityStore {
     }
   }
 
+  /// Puts `entity` in the slot of `id` when it holds an entity, and returns true; writes
+  /// nothing and returns false when it holds none (the caller then makes a full mutation).
+  /// One node changes, so it needs no transaction to reach other threads' readers in one
+  /// step (one `mutate` would stage it, costing a staging level and a sorted commit); the
+  /// batch still holds observers until the locks are released.
+  func replaceIfPresent(_ entity: Entity, id: Entity.TypedID) -> Bool {
+    withGraphBatch {
+      writerLock.withLock {
+        var change = MembershipChange<Entity>(isNested: false)
+        let (replaced, swept) = stateLock.withLock { () -> (Bool, [Slot<Entity>]) in
+          guard let (slot, occupant) = occupiedSlot(for: id) else { return (false, []) }
+          replace(occupant, in: slot, with: entity, &change)
+          return (true, countCall())
+        }
+        withExtendedLifetime(swept) {}  // destroyed here, unlocked
+        withExtendedLifetime(change) {}  // `displaced` goes here, unlocked
+        return replaced
+      }
+    }
+  }
+
   /// A mutation that changed membership inside a batch or transaction the store did not
   /// open: `writerLock` is released before that one ends, so another thread's mutation may
   /// come between, and the membership nodes, written from this thread's view, may then

@@ -14,6 +14,9 @@ extension EntityStore {
   ///
   /// - Complexity: O(1) on average.
   public func add(_ entity: Entity) {
+    // Replacing an entity the store holds changes one node, the ID's slot: readers see all
+    // of it at once without a transaction.
+    if replaceIfPresent(entity, id: entity.typedID) { return }
     add(CollectionOfOne(entity))
   }
 
@@ -44,12 +47,8 @@ extension EntityStore {
   /// - Complexity: O(1) on average.
   @discardableResult
   public func update(_ entity: Entity) -> Bool {
-    let id = entity.typedID
-    return mutate { change in
-      guard let (slot, occupant) = occupiedSlot(for: id) else { return false }
-      replace(occupant, in: slot, with: entity, &change)
-      return true
-    }
+    // One node, the ID's slot, changes: no transaction (see `replaceIfPresent`).
+    replaceIfPresent(entity, id: entity.typedID)
   }
 
   /// Changes the entity with `id` in place.

@@ -396,6 +396,39 @@ struct TransactionCoreReadTests {
     #expect(writer.wait(seconds: 5))
     #expect(picked.wrappedValue == 5)
   }
+
+  /// A run through the core that met a staged node cached the committed value and made an
+  /// edge from the staged node: the next read inside still sees the staged value.
+  @Test func aComputedThatMetAStagedNodeStaysStagedAtTheNextRead() {
+    let useA = Stored(wrappedValue: false)
+    let a = Stored(wrappedValue: 1)
+    let picked = Computed { _ in useA.wrappedValue ? a.wrappedValue : 0 }
+    #expect(picked.wrappedValue == 0)
+    useA.wrappedValue = true  // the next run reads `a`, a new dependency
+    withGraphTransaction {
+      a.wrappedValue = 5
+      #expect(picked.wrappedValue == 5)
+      #expect(picked.wrappedValue == 5)
+    }
+    #expect(picked.wrappedValue == 5)
+  }
+
+  /// A run through the core whose new dependency is a computed the staged node reaches:
+  /// that dependency's cache holds the committed value, so the run is evaluated again.
+  @Test func aNewDependencyOnAReachedComputedIsSeen() {
+    let useSum = Stored(wrappedValue: false)
+    let a = Stored(wrappedValue: 1)
+    let sum = Computed { _ in a.wrappedValue + 1 }
+    let picked = Computed { _ in useSum.wrappedValue ? sum.wrappedValue : 0 }
+    #expect(sum.wrappedValue == 2)
+    #expect(picked.wrappedValue == 0)
+    useSum.wrappedValue = true
+    withGraphTransaction {
+      a.wrappedValue = 5
+      #expect(picked.wrappedValue == 6)
+    }
+    #expect(picked.wrappedValue == 6)
+  }
 }
 
 /// Transactions with macro-made models and from inside observers.

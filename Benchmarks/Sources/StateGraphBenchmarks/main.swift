@@ -62,8 +62,8 @@ while let argument = arguments.popFirst() {
 if let profileOps {
   let all =
     propagationWorkloads(config) + kairoWorkloads(config) + cellxWorkloads(config)
-    + dynamicGraphWorkloads(config) + observerWorkloads(config) + scalingWorkloads(config)
-    + entityStoreWorkloads(config)
+    + dynamicGraphWorkloads(config) + observerWorkloads(config) + transactionWorkloads(config)
+    + scalingWorkloads(config) + entityStoreWorkloads(config)
   for workload in all where config.includes(workload.name) {
     let graph = workload.makeGraph()
     graph.run(0..<profileOps)
@@ -172,6 +172,7 @@ speedSection("Kairo (js-reactivity-benchmark)", kairoWorkloads(config))
 speedSection("CellX (js-reactivity-benchmark)", cellxWorkloads(config))
 speedSection("Dynamic graphs (js-reactivity-benchmark)", dynamicGraphWorkloads(config))
 speedSection("Observers", observerWorkloads(config))
+speedSection("Transactions", transactionWorkloads(config))
 speedSection("EntityStore", entityStoreWorkloads(config))
 customSection("Creation", unit: "ns/op", "creation") { creationRows(config) }
 customSection("Memory", unit: "B", "memory") { memoryRows(config) }

@@ -16,28 +16,40 @@ import StateGraphCore
 // commit is one step for readers and why nothing waits on it) is written down in
 // docs/core-protocol.md, "Staged transactions".
 
-/// One node's staged value. Non-generic base, so a level holds writes of any type.
+/// One node's staged value. Non-generic base, so a level holds writes of any type. Touched
+/// only by the transaction's thread, so its accesses skip the dynamic exclusivity checks.
 @usableFromInline
 class StagedWrite {
-  /// The commit takes the value locks of in-memory nodes in the order of this address.
+  /// The node's identity, by which a level finds its write.
+  @usableFromInline let key: ObjectIdentifier
+  /// The commit takes the value locks of the nodes in the order of this address.
   @usableFromInline let address: UInt
-  /// A persisted node: applied through its own write path (its backing saves then),
-  /// before the locked group.
+  /// A persisted node: saved before the commit takes any lock, applied with the others.
   @usableFromInline let isPersisted: Bool
   /// With the node's lock held: stores the value and tells the core; returns whether the
   /// batch log must record the node. A closure made where `Value` is known, so that the
   /// commit runs specialised code (through a generic class's method it would look the
-  /// value's type metadata up at every call).
-  @usableFromInline var applyHoldingLock: ((Transaction) -> Bool)!
+  /// value's type metadata up at every call). Nil for a persisted node, applied through
+  /// `applyPersistedHoldingLock`.
+  @usableFromInline @exclusivity(unchecked) var applyHoldingLock: ((Transaction) -> Bool)?
+  /// Set by the commit: the write was applied and the batch log must record the node.
+  @exclusivity(unchecked) var mustRecord = false
+  /// Cleared by the commit for a persisted value that could not be saved.
+  @exclusivity(unchecked) var isSaved = true
 
   @inlinable
-  init(address: UInt, isPersisted: Bool) {
+  init(key: ObjectIdentifier, address: UInt, isPersisted: Bool) {
+    self.key = key
     self.address = address
     self.isPersisted = isPersisted
   }
 
-  /// Applies the value through the node's normal write path. Runs user code (a save).
-  func applyThroughWritePath() { fatalError("abstract") }
+  /// A persisted node's save, with no lock held; false when the value cannot be saved,
+  /// and is then not applied.
+  func saveBeforeLocking() -> Bool { fatalError("abstract") }
+  func applyPersistedHoldingLock(_ transaction: Transaction) -> Bool { fatalError("abstract") }
+  /// A persisted node, once every lock is released: the place's other nodes take the value.
+  func finishAfterUnlocking() { fatalError("abstract") }
   func lockNode() { fatalError("abstract") }
   func unlockNode() { fatalError("abstract") }
   func record(in transaction: Transaction) { fatalError("abstract") }
@@ -48,25 +60,50 @@ final class StagedValue<Value>: StagedWrite {
   @usableFromInline let node: Stored<Value>
   /// The staged value; after the commit applied it, the value it replaced, released with
   /// this object once no lock is held.
-  @usableFromInline var value: Value
+  @usableFromInline @exclusivity(unchecked) var value: Value
+  /// A persisted node's save, made by the commit (see `StoredPersistence.CommitWrite`).
+  @exclusivity(unchecked) var saved: StoredPersistence<Value>.CommitWrite?
+  /// The node's commit, specialised, handed to the batch log (see `Transaction.record`):
+  /// taken under the node's lock when the write is applied.
+  @usableFromInline @exclusivity(unchecked) var commitHook: ((ObjectIdentifier) -> Void)?
 
   @inlinable
   init(node: Stored<Value>, value: Value) {
     self.node = node
     self.value = value
+    let isPersisted = node.persistence != nil
     super.init(
+      key: ObjectIdentifier(node),
       address: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(node.node))),
-      isPersisted: node.persistence != nil)
+      isPersisted: isPersisted)
+    guard !isPersisted else { return }
     // Unowned: the closure lives in this object and runs only while the commit holds it.
     applyHoldingLock = { [unowned(unsafe) self] transaction in
-      self.node.applyStagedHoldingLock(&self.value, in: transaction)
+      guard self.node.applyStagedHoldingLock(&self.value, in: transaction) else { return false }
+      self.commitHook = self.node.madeCommitHook()
+      return true
     }
   }
 
-  override func applyThroughWritePath() { node.assign(value) }
+  override func saveBeforeLocking() -> Bool {
+    saved = node.persistence!.saveForCommit(value)
+    return saved != nil
+  }
+
+  override func applyPersistedHoldingLock(_ transaction: Transaction) -> Bool {
+    guard node.persistence!.applyHoldingLock(saved!, to: node, in: transaction) else {
+      return false
+    }
+    commitHook = node.madeCommitHook()
+    return true
+  }
+
+  override func finishAfterUnlocking() { node.persistence!.finishCommit(saved!) }
   override func lockNode() { node.lock.lock() }
   override func unlockNode() { node.lock.unlock() }
-  override func record(in transaction: Transaction) { transaction.record(node, node: node.node) }
+  override func record(in transaction: Transaction) {
+    transaction.record(node, node: node.node, commit: commitHook)
+  }
 }
 
 /// One level of a staged transaction on one thread: the writes its body made, and, for the
@@ -76,12 +113,17 @@ final class StagedValue<Value>: StagedWrite {
 @usableFromInline
 final class Staging {
   @usableFromInline @exclusivity(unchecked) var parent: Staging?
-  @usableFromInline @exclusivity(unchecked) var writes: [ObjectIdentifier: StagedWrite] = [:]
-  /// The nodes in the order of their first write at this level.
-  @usableFromInline @exclusivity(unchecked) var order: [ObjectIdentifier] = []
-  /// Root only: computed values evaluated against the staged state since the last write.
+  /// The writes of this level, in the order of each node's first write (the commit sorts
+  /// them by address).
+  @usableFromInline @exclusivity(unchecked) var writes: [StagedWrite] = []
+  /// Each node's position in `writes`, once there are more than a few: most transactions
+  /// write a handful of nodes, and scanning those beats hashing. Built lazily.
+  @exclusivity(unchecked) var index: [ObjectIdentifier: Int] = [:]
+  /// Root only: computed values evaluated against the staged state since the last write,
+  /// by their `ComputeBox` (see StagedEvaluation.swift).
   @usableFromInline @exclusivity(unchecked) var computedValues: [ObjectIdentifier: Any] = [:]
-  /// Root only: computeds being evaluated now, to report a cycle rather than recurse.
+  /// Root only: computeds being evaluated now, innermost last, to report a cycle rather
+  /// than recurse, and to bound the depth.
   @exclusivity(unchecked) var evaluating: [ObjectIdentifier] = []
   /// Root only: how many writes all levels hold, so a read knows at once whether anything
   /// is staged.
@@ -101,20 +143,25 @@ final class Staging {
   @exclusivity(unchecked) var keyedCompletions: [ObjectIdentifier: (_ sawRollback: Bool) -> Void] = [:]
   /// Root only: a level was discarded (its body threw).
   @exclusivity(unchecked) var sawDiscard = false
+  /// Root only: `markAffected`'s buffers, kept so that marking allocates nothing.
+  @exclusivity(unchecked) var pending: [OpaquePointer] = []
+  @exclusivity(unchecked) var dependents: [OpaquePointer?] = []
 
   init(parent: Staging?) { self.parent = parent }
 
   /// Empties a level that ended, keeping its storage for the thread's next one (see
   /// `ThreadState.spareStagings`): a store mutation opens one each time.
+  /// Each collection is emptied only when it holds something: even empty, the call costs
+  /// a generic walk.
   func reset() {
     parent = nil
-    writes.removeAll(keepingCapacity: true)
-    order.removeAll(keepingCapacity: true)
-    computedValues.removeAll(keepingCapacity: true)
-    evaluating.removeAll(keepingCapacity: true)
-    affected.removeAll(keepingCapacity: true)
-    completions.removeAll(keepingCapacity: true)
-    keyedCompletions.removeAll()
+    if !writes.isEmpty { writes.removeAll(keepingCapacity: true) }
+    if !index.isEmpty { index.removeAll(keepingCapacity: true) }
+    if !computedValues.isEmpty { computedValues.removeAll(keepingCapacity: true) }
+    if !evaluating.isEmpty { evaluating.removeAll(keepingCapacity: true) }
+    if !affected.isEmpty { affected.removeAll(keepingCapacity: true) }
+    if !completions.isEmpty { completions.removeAll(keepingCapacity: true) }
+    if !keyedCompletions.isEmpty { keyedCompletions.removeAll() }
     stagedCount = 0
     coreReads = 0
     stagedMetInCoreRead = 0
@@ -155,12 +202,24 @@ final class Staging {
     let id = ObjectIdentifier(node)
     var level: Staging? = self
     while let current = level {
-      if let write = current.writes[id] {
-        return unsafeDowncast(write, to: StagedValue<Value>.self).value
+      if let position = current.position(of: id) {
+        return unsafeDowncast(current.writes[position], to: StagedValue<Value>.self).value
       }
       level = current.parent
     }
     return nil
+  }
+
+  /// The position of `id`'s write in `writes` at this level.
+  @usableFromInline
+  func position(of id: ObjectIdentifier) -> Int? {
+    if writes.count <= 8 {
+      for position in 0..<writes.count where writes[position].key == id { return position }
+      return nil
+    }
+    // Writes are only ever appended: index the ones added since the last look.
+    while index.count < writes.count { index[writes[index.count].key] = index.count }
+    return index[id]
   }
 
   /// Keeps `value` as `node`'s value for this level. Inlinable, so that the write's
@@ -168,39 +227,37 @@ final class Staging {
   @inlinable
   func stage<Value>(_ value: Value, for node: Stored<Value>) {
     let root = self.root
-    root.computedValues.removeAll(keepingCapacity: true)  // they may have read `node`
-    let id = ObjectIdentifier(node)
-    if let write = writes[id] {
-      unsafeDowncast(write, to: StagedValue<Value>.self).value = value
+    if !root.computedValues.isEmpty {
+      root.computedValues.removeAll(keepingCapacity: true)  // they may have read `node`
+    }
+    if let position = position(of: ObjectIdentifier(node)) {
+      unsafeDowncast(writes[position], to: StagedValue<Value>.self).value = value
       return
     }
-    writes[id] = StagedValue(node: node, value: value)
-    order.append(id)
+    writes.append(StagedValue(node: node, value: value))
     root.stagedCount += 1
     root.markAffected(from: node.node)
   }
 
   /// Adds every node `source` reaches through dependent edges to `affected`.
-  /// O(the nodes reached that were not yet), as marking is.
+  /// O(the nodes reached that were not yet), as marking is; allocates nothing once the
+  /// buffers grew.
   @usableFromInline
   func markAffected(from source: OpaquePointer) {
-    // Most written nodes have no dependent (or the first look says so): nothing allocated.
-    var first = 0
-    guard sg_node_dependents(source, nil, 0, &first) == 0, first > 0 else { return }
-    var pending = [source]
-    var buffer = [OpaquePointer?](repeating: nil, count: max(16, first))
+    if dependents.isEmpty { dependents = [OpaquePointer?](repeating: nil, count: 16) }
+    pending.append(source)
     while let node = pending.popLast() {
       var count = 0
-      guard sg_node_dependents(node, &buffer, buffer.count, &count) == 0 else { continue }
-      if count > buffer.count {
-        buffer = [OpaquePointer?](repeating: nil, count: count)
-        guard sg_node_dependents(node, &buffer, buffer.count, &count) == 0 else { continue }
+      guard sg_node_dependents(node, &dependents, dependents.count, &count) == 0, count > 0
+      else { continue }
+      if count > dependents.count {
+        dependents = [OpaquePointer?](repeating: nil, count: count)
+        guard sg_node_dependents(node, &dependents, dependents.count, &count) == 0 else { continue }
       }
-      for dependent in buffer.prefix(min(count, buffer.count)) {
-        guard let dependent else { continue }
-        if affected.insert(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(dependent)))).inserted {
-          pending.append(dependent)
-        }
+      for position in 0..<min(count, dependents.count) {
+        guard let dependent = dependents[position] else { continue }
+        let address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(dependent)))
+        if affected.insert(address).inserted { pending.append(dependent) }
       }
     }
   }
@@ -210,57 +267,14 @@ final class Staging {
     affected.contains(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(node))))
   }
 
-  /// `computed`'s value as this thread sees it. A node that ran before and that no staged
-  /// node reaches is read through the core, in the committed state (its cache may be brought up to date, which
-  /// is the committed value); should that run meet a staged node (a dependency new since
-  /// its last run), or should the node be reached, its closure runs directly, untracked,
-  /// so that nothing of the staged state stays in the shared graph; kept until the next
-  /// write.
-  @usableFromInline
-  func read<Value>(_ computed: Computed<Value>) -> Value {
-    let root = self.root
-    // A node that never ran has no edges yet to tell: it runs directly, leaving nothing.
-    if root.coreReads > 0
-      || (!root.isAffected(computed.node)
-        && computed.box._withUnsafeGuaranteedRef({ box in box.lock.withLock { box.hasValue } }))
-    {
-      let met = root.stagedMetInCoreRead
-      root.coreReads += 1
-      let status = sg_read_unchecked(computed.node)
-      root.coreReads -= 1
-      if status != 0 { GraphCore.fail(status, computed.node) }
-      if root.coreReads > 0 || root.stagedMetInCoreRead == met {
-        return computed.box._withUnsafeGuaranteedRef { $0.current }
-      }
-    }
-    return evaluate(computed, root)
-  }
-
-  private func evaluate<Value>(_ computed: Computed<Value>, _ root: Staging) -> Value {
-    let id = ObjectIdentifier(computed)
-    if let value = root.computedValues[id] { return value as! Value }
-    if root.evaluating.contains(id) {
-      fatalError(
-        "StateGraph: dependency cycle: '\(computed.name)' reads itself, evaluated against "
-          + "a transaction's staged writes")
-    }
-    root.evaluating.append(id)
-    sg_untracked_begin()
-    let value = computed.box._withUnsafeGuaranteedRef { $0.body(GraphContext()) }
-    _ = sg_untracked_end()
-    root.evaluating.removeLast()
-    root.computedValues[id] = value
-    return value
-  }
-
   /// A nested level whose body returned: its writes become the enclosing level's.
   func merge(into parent: Staging) {
-    for id in order {
-      let write = writes[id]!
-      if parent.writes.updateValue(write, forKey: id) == nil {
-        parent.order.append(id)
-      } else {
+    for write in writes {
+      if let position = parent.position(of: write.key) {
+        parent.writes[position] = write
         parent.root.stagedCount -= 1
+      } else {
+        parent.writes.append(write)
       }
     }
   }
@@ -278,32 +292,35 @@ final class Staging {
   /// docs/core-protocol.md), then runs the completions. Called with the thread's staging
   /// already cleared, so the writes below apply rather than stage.
   func commit() {
-    let staged = order.map { writes[$0]! }
     // Inside a batch already (a store's mutation opens one): applied into it directly.
-    if Transaction.current != nil { return apply(staged) }
-    withGraphBatch { apply(staged) }
+    if Transaction.current != nil { return apply() }
+    withGraphBatch { apply() }
   }
 
-  private func apply(_ staged: [StagedWrite]) {
-    do {
-      // Persisted nodes first, each through its write path: their saves are user code,
-      // so no lock is held.
-      for write in staged where write.isPersisted { write.applyThroughWritePath() }
-      let inMemory = staged.filter { !$0.isPersisted }.sorted { $0.address < $1.address }
-      guard !inMemory.isEmpty, let transaction = Transaction.current else { return }
-      var first: [StagedWrite] = []
-      // Every lock, in address order, across every store and `sg_changed`: inside the
-      // batch these run no user code (see the protocol document for why readers then
-      // never keep a value mixing two moments).
-      for write in inMemory { write.lockNode() }
-      for (index, write) in inMemory.enumerated() {
-        if write.applyHoldingLock(transaction) { first.append(write) }
-        if index == 0, let pause = ThreadState.current.pauseInCommitForTesting { pause() }
-      }
-      for write in inMemory.reversed() { write.unlockNode() }
-      for write in first { write.record(in: transaction) }
-      // The replaced values now sit in the writes, released with them, unlocked.
+  /// Applies `writes`, sorting them in place: the level has ended.
+  private func apply() {
+    guard let transaction = Transaction.current else { return }
+    // Persisted nodes save first, with no lock held: a save is user code (see
+    // `StoredPersistence.CommitWrite`). A value that cannot be saved is not applied.
+    for write in writes where write.isPersisted { write.isSaved = write.saveBeforeLocking() }
+    if writes.count > 1 { writes.sort { $0.address < $1.address } }
+    // Every lock, in address order, across every store and `sg_changed`: inside the batch
+    // these run no user code (see the protocol document for why readers then never keep
+    // a value mixing two moments). Persisted nodes take their value here too, so no
+    // reader sees one of them new beside an in-memory node still old.
+    for write in writes { write.lockNode() }
+    for position in 0..<writes.count {
+      let write = writes[position]
+      write.mustRecord =
+        if let apply = write.applyHoldingLock { apply(transaction) } else {
+          write.isSaved && write.applyPersistedHoldingLock(transaction)
+        }
+      if position == 0, let pause = ThreadState.current.pauseInCommitForTesting { pause() }
     }
+    for write in writes.reversed() { write.unlockNode() }
+    for write in writes where write.mustRecord { write.record(in: transaction) }
+    for write in writes where write.isPersisted && write.isSaved { write.finishAfterUnlocking() }
+    // The replaced values now sit in the writes, released with them, unlocked.
   }
 
   /// Runs the completions of the outermost level, which has ended.

@@ -23,7 +23,8 @@
 ///   reads outside any computation may fall on either side of the commit.
 /// - **Rollback.** When `body` throws, its writes are dropped and nobody is notified; an
 ///   inner transaction that throws (caught by the outer one) drops only its own writes.
-///   Backed nodes (UserDefaults, custom backings) are saved at the commit only.
+///   Backed nodes (UserDefaults, custom backings) are saved at the commit only: first,
+///   then applied in the same step as the other nodes.
 /// - **Observers** run once, after the commit, with the final values. `onDidSet` handlers
 ///   and a property's `didSet` run as `body` assigns, and their writes are staged too.
 /// - **Writers on other threads** are never held up: a plain write to a node the
@@ -42,8 +43,9 @@
 ///   depends on a staged node runs its closure when read (once until the next write), and
 ///   so do the computed nodes it reads; others are read as usual. The commit is
 ///   O(*w* log *w*) for *w* written nodes, plus the nodes they mark. Evaluating against
-///   staged values recurses through the computed nodes read, so a very deep chain of them
-///   over a staged node needs the stack of its depth.
+///   staged values recurses through the computed nodes read up to a small depth; a
+///   deeper chain over a staged node is evaluated from its bottom up, in the stack of a
+///   shallow one.
 /// - Parameter body: the writes to stage.
 /// - Returns: what `body` returns.
 @discardableResult

@@ -156,6 +156,27 @@ final class StorageSlot: Sendable {
   func write(
     _ stored: PropertyListValue?, from writer: any StorageSlotMember, thread: ObjectIdentifier
   ) -> (sequence: UInt64, previous: PropertyListValue?, lineage: StorageLineage) {
+    let saved = save(stored, from: writer, thread: thread)
+    for member in saved.others { member.receive(stored, sequence: saved.sequence, isWrite: true) }
+    return (saved.sequence, saved.previous, saved.lineage)
+  }
+
+  /// What ``save(_:from:thread:)`` did: the change number, what a rollback puts back, and
+  /// the other members, which have not been told yet.
+  struct Saved {
+    let sequence: UInt64
+    let previous: PropertyListValue?
+    let lineage: StorageLineage
+    let others: [any StorageSlotMember]
+  }
+
+  /// ``write(_:from:thread:)`` without telling the other members: the caller hands them
+  /// `stored` (as change `sequence`, `isWrite: true`) once its own node took it. A
+  /// transaction's commit saves first, with no lock held, and gives the writer's node its
+  /// value together with the transaction's other writes.
+  func save(
+    _ stored: PropertyListValue?, from writer: any StorageSlotMember, thread: ObjectIdentifier
+  ) -> Saved {
     let (sequence, previous, lineage, others, mustSave) = state.withLock { state in
       let previous = state.stored
       let lineage = state.lineage
@@ -172,8 +193,7 @@ final class StorageSlot: Sendable {
       return (state.sequence, previous, lineage, others, mustSave)
     }
     if mustSave { saveUntilCurrent() }
-    for member in others { member.receive(stored, sequence: sequence, isWrite: true) }
-    return (sequence, previous, lineage)
+    return Saved(sequence: sequence, previous: previous, lineage: lineage, others: others)
   }
 
   /// A rollback's first step: undoes write `undone`, made on the thread whose state is

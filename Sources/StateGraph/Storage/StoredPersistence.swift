@@ -1,4 +1,5 @@
 import Foundation
+import StateGraphCore
 
 /// Ties one persisted ``Stored`` node to the ``StorageSlot`` of its place: encodes what the
 /// node is given, decodes what the slot hands over, and falls back to the declared value
@@ -63,25 +64,38 @@ final class StoredPersistence<Value>: StorageSlotMember, @unchecked Sendable {
     withExtendedLifetime(replaced) {}  // released with no lock held: it may own anything
   }
 
-  /// The node's write, and the only way a value of this program reaches the place: saves
-  /// it, then gives it to the node and to the other nodes on the place. When the enclosing
-  /// batch rolls back, the place's previous content comes back, unless someone else
-  /// changed the place since (see `StorageSlot.restore`).
+  /// The node's write, and the only way a value of this program reaches the place, with
+  /// ``saveForCommit(_:)``: saves it, then gives it to the other nodes on the place and to
+  /// the node. When the enclosing batch rolls back, the place's previous content comes
+  /// back, unless someone else changed the place since (see `StorageSlot.restore`).
   @usableFromInline
   func write(_ newValue: Value, to owner: Stored<Value>) {
-    let stored: PropertyListValue?
-    do {
-      stored = try codec.encode(newValue)
-    } catch {
-      // Neither the node nor the place changes: the value cannot be kept as it is.
-      StorageDiagnostic.report(.unencodable, slot.backing.description, Value.self, "\(error)")
-      return
-    }
+    guard let (stored, value) = encode(newValue) else { return }
     let thread = ObjectIdentifier(ThreadState.current)
     let (sequence, previous, lineage) = slot.write(stored, from: self, thread: thread)
-    // Setting an optional to nil removes the key, which then reads as the declared value.
-    let value = stored == nil ? defaultValue : newValue
-    take(value, sequence: sequence, in: owner, isWrite: true) { [weak self] in
+    let undo = restoring(previous, lineage: lineage, undoing: sequence, thread: thread)
+    take(value, sequence: sequence, in: owner, isWrite: true, undo: undo)
+  }
+
+  /// What the node takes for `newValue`, and the place's content for it; nil (reported)
+  /// when it cannot be encoded: then neither the node nor the place changes.
+  private func encode(_ newValue: Value) -> (PropertyListValue?, Value)? {
+    do {
+      let stored = try codec.encode(newValue)
+      // Setting an optional to nil removes the key, which then reads as the declared value.
+      return (stored, stored == nil ? defaultValue : newValue)
+    } catch {
+      StorageDiagnostic.report(.unencodable, slot.backing.description, Value.self, "\(error)")
+      return nil
+    }
+  }
+
+  /// A write's undo: put back what the place held before change `sequence`.
+  private func restoring(
+    _ previous: PropertyListValue?, lineage: StorageLineage, undoing sequence: UInt64,
+    thread: ObjectIdentifier
+  ) -> () -> Void {
+    { [weak self] in
       // Run after the node's own restore, on the batch's thread, with no lock held.
       guard let self else { return }
       guard
@@ -91,6 +105,91 @@ final class StoredPersistence<Value>: StorageSlotMember, @unchecked Sendable {
       self.slot.finishRestore(
         previous, sequence: restored.sequence, mustSave: restored.mustSave)
     }
+  }
+
+  /// A transaction's commit of one staged value (Batch/Staging.swift), in three steps:
+  /// ``saveForCommit(_:)`` with no lock held, ``applyHoldingLock(_:to:in:)`` under the
+  /// owner's value lock together with the commit's other writes, ``finishCommit(_:)`` once
+  /// every lock is released.
+  ///
+  /// The save comes first, outside the locks: a backing's `save` is user code (a custom
+  /// backing, UserDefaults and the observers it notifies at once), which may read the node
+  /// being committed, or wait for a thread that does; under the commit's locks that would
+  /// deadlock, and a slow disk would hold up every reader of the commit's nodes. So the
+  /// place may hold the new value a moment before the nodes do; a write to the place that
+  /// comes between is newer (a higher change number) and stays.
+  final class CommitWrite {
+    /// What the node takes.
+    let value: Value
+    let stored: PropertyListValue?
+    let sequence: UInt64
+    let undo: () -> Void
+    let others: [any StorageSlotMember]
+    let handler: ((Value, Value) -> Void)?
+    /// Once applied, the value the node held: released with this, with no lock held (a
+    /// deinit may run user code), and handed to the change handler.
+    var replaced: Value?
+
+    init(
+      value: Value, stored: PropertyListValue?, saved: StorageSlot.Saved,
+      undo: @escaping () -> Void, handler: ((Value, Value) -> Void)?
+    ) {
+      self.value = value
+      self.stored = stored
+      self.sequence = saved.sequence
+      self.undo = undo
+      self.others = saved.others
+      self.handler = handler
+    }
+  }
+
+  /// Saves `newValue` to the place; nil, reported, when it cannot be encoded (neither the
+  /// node nor the place changes). Call with no lock held.
+  func saveForCommit(_ newValue: Value) -> CommitWrite? {
+    guard let (stored, value) = encode(newValue) else { return nil }
+    let thread = ObjectIdentifier(ThreadState.current)
+    let saved = slot.save(stored, from: self, thread: thread)
+    let undo = restoring(
+      saved.previous, lineage: saved.lineage, undoing: saved.sequence, thread: thread)
+    return CommitWrite(
+      value: value, stored: stored, saved: saved, undo: undo,
+      handler: ownerLock.withLock { changeHandler })
+  }
+
+  /// With the owner's value lock held by the commit, inside its batch: gives the owner
+  /// the saved value, unless it already holds a newer change of the place or an equal
+  /// value, storing it and telling the core in one step (as
+  /// `Stored.applyStagedHoldingLock` does). Returns whether the transaction must record
+  /// the node.
+  func applyHoldingLock(
+    _ write: CommitWrite, to owner: Stored<Value>, in transaction: Transaction
+  ) -> Bool {
+    guard advance(to: write.sequence), !owner.isSame(owner.value, write.value) else {
+      return false
+    }
+    var replaced = write.value
+    swap(&owner.value, &replaced)
+    write.replaced = replaced
+    let revisionBefore = owner.revision
+    owner.lastRevision &+= 1
+    owner.revision = owner.lastRevision
+    let before = OpenWrites.RestorePoint(
+      value: replaced, revision: revisionBefore,
+      version: sg_node_version_unchecked(owner.node), versionNamesValue: owner.unpublished == 0,
+      undo: write.undo)
+    GraphCore.wrote(sg_changed_unchecked(owner.node))
+    return owner.openWrites.add(
+      transaction.id, before: before, revisionWritten: owner.revision,
+      versionWritten: sg_node_version_unchecked(owner.node))
+  }
+
+  /// Once the commit released its locks: the place's other nodes take the value, then
+  /// the change handler runs.
+  func finishCommit(_ write: CommitWrite) {
+    for member in write.others {
+      member.receive(write.stored, sequence: write.sequence, isWrite: true)
+    }
+    if let handler = write.handler, let replaced = write.replaced { handler(replaced, write.value) }
   }
 
   func receive(_ stored: PropertyListValue?, sequence: UInt64, isWrite: Bool) {
