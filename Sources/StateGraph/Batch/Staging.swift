@@ -61,6 +61,9 @@ final class StagedValue<Value>: StagedWrite {
   /// The staged value; after the commit applied it, the value it replaced, released with
   /// this object once no lock is held.
   @usableFromInline @exclusivity(unchecked) var value: Value
+  /// A persisted node's persistence, read once here: the commit needs it while it holds
+  /// the node's lock, which reading `Stored.persistence` takes.
+  @usableFromInline let persistence: StoredPersistence<Value>?
   /// A persisted node's save, made by the commit (see `StoredPersistence.CommitWrite`).
   @exclusivity(unchecked) var saved: StoredPersistence<Value>.CommitWrite?
   /// The node's commit, specialised, handed to the batch log (see `Transaction.record`):
@@ -71,7 +74,8 @@ final class StagedValue<Value>: StagedWrite {
   init(node: Stored<Value>, value: Value) {
     self.node = node
     self.value = value
-    let isPersisted = node.persistence != nil
+    persistence = node.persistence
+    let isPersisted = persistence != nil
     super.init(
       key: ObjectIdentifier(node),
       address: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(node.node))),
@@ -86,19 +90,19 @@ final class StagedValue<Value>: StagedWrite {
   }
 
   override func saveBeforeLocking() -> Bool {
-    saved = node.persistence!.saveForCommit(value)
+    saved = persistence!.saveForCommit(value)
     return saved != nil
   }
 
   override func applyPersistedHoldingLock(_ transaction: Transaction) -> Bool {
-    guard node.persistence!.applyHoldingLock(saved!, to: node, in: transaction) else {
+    guard persistence!.applyHoldingLock(saved!, to: node, in: transaction) else {
       return false
     }
     commitHook = node.madeCommitHook()
     return true
   }
 
-  override func finishAfterUnlocking() { node.persistence!.finishCommit(saved!) }
+  override func finishAfterUnlocking() { persistence!.finishCommit(saved!) }
   override func lockNode() { node.lock.lock() }
   override func unlockNode() { node.lock.unlock() }
   override func record(in transaction: Transaction) {

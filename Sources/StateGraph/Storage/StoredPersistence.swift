@@ -170,17 +170,16 @@ final class StoredPersistence<Value>: StorageSlotMember, @unchecked Sendable {
     var replaced = write.value
     swap(&owner.value, &replaced)
     write.replaced = replaced
-    let revisionBefore = owner.revision
-    owner.lastRevision &+= 1
-    owner.revision = owner.lastRevision
-    let before = OpenWrites.RestorePoint(
-      value: replaced, revision: revisionBefore,
-      version: sg_node_version_unchecked(owner.node), versionNamesValue: owner.unpublished == 0,
-      undo: write.undo)
-    GraphCore.wrote(sg_changed_unchecked(owner.node))
-    return owner.openWrites.add(
-      transaction.id, before: before, revisionWritten: owner.revision,
-      versionWritten: sg_node_version_unchecked(owner.node))
+    return owner.madeSide()._withUnsafeGuaranteedRef { side in
+      let before = OpenWrites.RestorePoint(
+        value: replaced, revision: side.advanceRevision(),
+        version: sg_node_version_unchecked(owner.node), versionNamesValue: owner.unpublished == 0,
+        undo: write.undo)
+      GraphCore.wrote(sg_changed_unchecked(owner.node))
+      return side.openWrites.add(
+        transaction.id, before: before, revisionWritten: side.revision,
+        versionWritten: sg_node_version_unchecked(owner.node))
+    }
   }
 
   /// Once the commit released its locks: the place's other nodes take the value, then
