@@ -99,3 +99,69 @@ TEST(effect_owned_stale_owner_runs_before_its_first_run) {
   DESTROY(&a);
   GRAPH_FREE(g);
 }
+
+/* An effect whose run names itself as a new effect's owner: the owners
+ * above it are its own, which this thread's flush brings up to date in
+ * order, never from inside its callback. */
+typedef struct nested {
+  sg_graph *g;
+  sg_node *s, *t, *top, *mid, *child;
+  int top_runs, mid_runs, child_runs;
+  int top_runs_inside_mid; /* top's runs that happened inside mid's callback */
+  bool in_mid;
+} nested;
+
+static int nested_child(sg_node *n, void *ctx) {
+  nested *x = ctx;
+  x->child_runs++;
+  return SG_UNCHANGED;
+}
+
+static int nested_mid(sg_node *n, void *ctx) {
+  nested *x = ctx;
+  x->mid_runs++;
+  CHECK_EQ(sg_read(x->t), SG_OK);
+  if (x->mid_runs == 2) { /* reached by the write of t */
+    x->in_mid = true;
+    CHECK_EQ(sg_changed(x->s), SG_OK); /* top reads s: stale, queued here */
+    sg_node_info info = {"child", __FILE__, __LINE__};
+    CHECK_EQ(sg_effect_new_owned(x->g, &info, nested_child, x, NULL, n, &x->child), SG_OK);
+    x->in_mid = false;
+  }
+  return SG_UNCHANGED;
+}
+
+static int nested_top(sg_node *n, void *ctx) {
+  nested *x = ctx;
+  x->top_runs++;
+  if (x->in_mid) x->top_runs_inside_mid++;
+  CHECK_EQ(sg_read(x->s), SG_OK);
+  if (x->top_runs == 1) {
+    sg_node_info info = {"mid", __FILE__, __LINE__};
+    CHECK_EQ(sg_effect_new(x->g, &info, nested_mid, x, NULL, &x->mid), SG_OK);
+  }
+  return SG_UNCHANGED;
+}
+
+TEST(effect_owned_by_the_running_effect_leaves_its_owners_to_the_flush) {
+  nested x = {.g = sg_graph_new()};
+  sg_node_info s = {"s", __FILE__, __LINE__}, t = {"t", __FILE__, __LINE__};
+  sg_node_info top = {"top", __FILE__, __LINE__};
+  CHECK_EQ(sg_stored_new(x.g, &s, &x.s), SG_OK);
+  CHECK_EQ(sg_stored_new(x.g, &t, &x.t), SG_OK);
+  CHECK_EQ(sg_effect_new(x.g, &top, nested_top, &x, NULL, &x.top), SG_OK);
+  CHECK_EQ(x.top_runs, 1);
+  CHECK_EQ(x.mid_runs, 1);
+
+  CHECK_EQ(sg_changed(x.t), SG_OK); /* mid runs, writes s, creates child */
+  CHECK_EQ(x.mid_runs, 2);
+  CHECK_EQ(x.child_runs, 1); /* at once, as a child created in a run */
+  CHECK_EQ(x.top_runs_inside_mid, 0);
+  CHECK_EQ(x.top_runs, 2); /* after mid's run, from the queue */
+  CHECK_EQ(sg_node_destroy(x.child), SG_OK);
+  CHECK_EQ(sg_node_destroy(x.mid), SG_OK);
+  CHECK_EQ(sg_node_destroy(x.top), SG_OK);
+  CHECK_EQ(sg_node_destroy(x.t), SG_OK);
+  CHECK_EQ(sg_node_destroy(x.s), SG_OK);
+  GRAPH_FREE(x.g);
+}
