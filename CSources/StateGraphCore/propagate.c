@@ -17,7 +17,8 @@
  * Others that need it wait on the graph's condition variable. A write that
  * reaches a claimed node meanwhile is noticed by the owner, which goes round
  * once more: a running node is tentatively CLEAN, so the write marks it again;
- * a node being verified counts the marks that reach it. A thread that would
+ * a node being verified counts the marks that reach it. (An effect whose
+ * owners the write made stale goes round after them, from the queue.) A thread that would
  * wait for a node it (transitively) waits on has found a cycle.
  *
  * Tracing (trace.c) records marks, updates and their outcomes. Marking and
@@ -377,6 +378,18 @@ static void abandon(sg_thread *t, sg_graph *g, uint32_t base) {
   while (t->walk.len > base) release(g, t->walk.at[--t->walk.len].node);
 }
 
+/* Whether effect n's owners are all up to date and free, or run by this
+ * thread (the effect was made in that run, which is up to date): only then
+ * may it go round again at once when a write marked it during its run. */
+static bool owners_settled(sg_thread *t, const sg_node *n) {
+  for (const sg_node *p = n->parent; p; p = p->parent) {
+    if (p->destroyed) continue;
+    if (p->owner == t) return true;
+    if (p->owner || !sg__fresh(p)) return false;
+  }
+  return true;
+}
+
 /* The walk, after alien-signals' checkDirty: one pass per node on the way
  * down (claim, push, verify up to the first stale source) and one on the
  * way up, where the entry below resumes verification in place at its
@@ -437,6 +450,14 @@ dirty: /* n is claimed, not destroyed, and must run: DIRTY, or never ran */
   }
   if (G_UNLIKELY(t->walk.at != at)) e = &t->walk.at[t->walk.len - 1]; /* the callback's reads grew it */
   if (G_LIKELY(n->state == SG_CLEAN) && !n->destroyed) goto fresh;
+  if (G_UNLIKELY(n->parent != NULL) && !n->destroyed && !owners_settled(t, n)) {
+    /* An effect a write on another thread marked while it ran, and its
+     * stale owners with it: it goes round after them, owners first, as an
+     * entry of this thread's queue (schedule.c), not here and now. */
+    pop(t, g, e, n, base);
+    sg__enqueue(n); /* skips it if its owner's release buried it */
+    return SG_OK;
+  }
   goto examine; /* destroyed, or a write marked it during the run: round again */
 
 verified: /* n is CHECK and every source's version is the one its last run saw */
