@@ -5,8 +5,12 @@
  */
 #include "harness.h"
 
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 /* outer reads `positive` (a > 0) and, once false, destroys the inner effect
  * (made by the test, outside outer's run, with outer as its owner). */
@@ -165,3 +169,94 @@ TEST(effect_owned_by_the_running_effect_leaves_its_owners_to_the_flush) {
   CHECK_EQ(sg_node_destroy(x.s), SG_OK);
   GRAPH_FREE(x.g);
 }
+
+/* An owner running on another thread when its new effect's first run comes:
+ * the creating call returns at once and the owner's thread makes the first
+ * run when its run ends; destroyed meanwhile (a cancelled restart), the
+ * effect never runs. */
+typedef struct handover {
+  sg_graph *g;
+  sg_node *q, *owner, *child;
+  sem_t go, in_owner, let_go;
+  pthread_t child_ran_on;
+  bool block; /* the owner's next run blocks until let go */
+  int child_runs, child_destroyed;
+} handover;
+
+static bool wait_10s(sem_t *sem) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += 10;
+  while (sem_timedwait(sem, &until) != 0)
+    if (errno != EINTR) return false;
+  return true;
+}
+
+static int handover_owner(sg_node *n, void *ctx) {
+  handover *h = ctx;
+  CHECK_EQ(sg_read(h->q), SG_OK);
+  if (h->block) {
+    h->block = false;
+    sem_post(&h->in_owner);
+    CHECK(wait_10s(&h->let_go));
+  }
+  return SG_OK;
+}
+
+static int handover_child(sg_node *n, void *ctx) {
+  handover *h = ctx;
+  h->child_runs++;
+  h->child_ran_on = pthread_self();
+  return SG_OK;
+}
+
+static void handover_child_destroyed(void *ctx) { ((handover *)ctx)->child_destroyed++; }
+
+static void *handover_write_q(void *arg) {
+  handover *h = arg;
+  CHECK(wait_10s(&h->go)); /* the owner's run here blocks */
+  CHECK_EQ(sg_changed(h->q), SG_OK); /* runs the owner here */
+  return NULL;
+}
+
+static void handover_run(bool cancel) {
+  handover h = {.g = sg_graph_new()};
+  sem_init(&h.go, 0, 0);
+  sem_init(&h.in_owner, 0, 0);
+  sem_init(&h.let_go, 0, 0);
+  sg_node_info q = {"q", __FILE__, __LINE__}, owner = {"owner", __FILE__, __LINE__};
+  sg_node_info child = {"child", __FILE__, __LINE__};
+  CHECK_EQ(sg_stored_new(h.g, &q, &h.q), SG_OK);
+  CHECK_EQ(sg_effect_new(h.g, &owner, handover_owner, &h, NULL, &h.owner), SG_OK);
+  pthread_t writer = spawn_thread(handover_write_q, &h, 0);
+  h.block = true;
+  sem_post(&h.go);
+  REQUIRE(wait_10s(&h.in_owner)); /* the owner runs on the writer's thread */
+  CHECK_EQ(sg_effect_new_owned(h.g, &child, handover_child, &h, handover_child_destroyed, h.owner,
+                               &h.child),
+           SG_OK);
+  CHECK_EQ(h.child_runs, 0); /* left to the owner's thread */
+  if (cancel) CHECK_EQ(sg_node_destroy(h.child), SG_OK);
+  sem_post(&h.let_go);
+  pthread_join(writer, NULL);
+  if (cancel) {
+    CHECK_EQ(h.child_runs, 0);
+    CHECK_EQ(h.child_destroyed, 1);
+  } else {
+    CHECK_EQ(h.child_runs, 1);
+    CHECK(pthread_equal(h.child_ran_on, writer));
+    CHECK_EQ(sg_node_destroy(h.child), SG_OK);
+    CHECK_EQ(h.child_destroyed, 1);
+  }
+  CHECK_EQ(sg_node_destroy(h.owner), SG_OK);
+  CHECK_EQ(sg_node_destroy(h.q), SG_OK);
+  CHECK_EQ(NODE_COUNT(h.g), 0);
+  GRAPH_FREE(h.g);
+  sem_destroy(&h.go);
+  sem_destroy(&h.in_owner);
+  sem_destroy(&h.let_go);
+}
+
+TEST(threads_effect_owned_first_run_is_the_busy_owners_threads) { handover_run(false); }
+
+TEST(threads_effect_owned_cancelled_while_handed_over_never_runs) { handover_run(true); }
