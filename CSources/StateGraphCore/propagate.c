@@ -18,7 +18,7 @@
  * reaches a claimed node meanwhile is noticed by the owner, which goes round
  * once more: a running node is tentatively CLEAN, so the write marks it again;
  * a node being verified counts the marks that reach it. (An effect whose
- * owners the write made stale goes round after them, from the queue.) A thread that would
+ * owners such a write made stale runs after them, from the queue.) A thread that would
  * wait for a node it (transitively) waits on has found a cycle.
  *
  * Tracing (trace.c) records marks, updates and their outcomes. Marking and
@@ -380,7 +380,7 @@ static void abandon(sg_thread *t, sg_graph *g, uint32_t base) {
 
 /* Whether effect n's owners are all up to date and free, or run by this
  * thread (the effect was made in that run, which is up to date): only then
- * may it go round again at once when a write marked it during its run. */
+ * may it run at once when a write reached it during its refresh. */
 static bool owners_settled(sg_thread *t, const sg_node *n) {
   for (const sg_node *p = n->parent; p; p = p->parent) {
     if (p->destroyed) continue;
@@ -420,6 +420,8 @@ SG_INLINE int refresh(sg_thread *t, sg_node *target, sg_trace *trace) {
     if (target->destroyed) return SG_ESTALE;
   }
   e = push(t, target, trace);
+  /* Marks on the target from here on are writes our caller did not see. */
+  const uint32_t target_marks = target->marks;
 
 examine: /* n, e's node, is claimed; the lock may have been let go since it was looked at */
   if (n->destroyed || sg__fresh(n)) {
@@ -441,6 +443,16 @@ stale: /* n is claimed, not destroyed and not fresh */
   }
 
 dirty: /* n is claimed, not destroyed, and must run: DIRTY, or never ran */
+  if (G_UNLIKELY(n->kind == SG_EFFECT && n->marks != target_marks) && n->parent &&
+      !owners_settled(t, n)) {
+    /* An effect that a write on another thread reached since our caller
+     * found its owners settled (while it ran, or while a source of it ran),
+     * and its owners with it: it runs after them, as an entry of this
+     * thread's queue (schedule.c), not here and now. */
+    pop(t, g, e, n, base);
+    sg__enqueue(n); /* skips it if its owner's release buried it */
+    return SG_OK;
+  }
   e->cursor = NULL;
   at = t->walk.at;
   rc = run(t, g, n, &roomy, trace, trace ? e->trace : -1);
@@ -450,14 +462,6 @@ dirty: /* n is claimed, not destroyed, and must run: DIRTY, or never ran */
   }
   if (G_UNLIKELY(t->walk.at != at)) e = &t->walk.at[t->walk.len - 1]; /* the callback's reads grew it */
   if (G_LIKELY(n->state == SG_CLEAN) && !n->destroyed) goto fresh;
-  if (G_UNLIKELY(n->parent != NULL) && !n->destroyed && !owners_settled(t, n)) {
-    /* An effect a write on another thread marked while it ran, and its
-     * stale owners with it: it goes round after them, owners first, as an
-     * entry of this thread's queue (schedule.c), not here and now. */
-    pop(t, g, e, n, base);
-    sg__enqueue(n); /* skips it if its owner's release buried it */
-    return SG_OK;
-  }
   goto examine; /* destroyed, or a write marked it during the run: round again */
 
 verified: /* n is CHECK and every source's version is the one its last run saw */

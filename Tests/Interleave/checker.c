@@ -123,7 +123,7 @@ int harness_known_bug(const char *file, int line, const char *why) { return 0; }
 
 typedef struct world {
   sg_graph *g;
-  cell s, a, b, c;
+  cell s, a, b, c, d;
   uint64_t version;
   int read_rc;
   sg_node *handle; /* a handle kept by a thread that does not own it */
@@ -520,6 +520,44 @@ static void owned_check(world *w) {
   DESTROY(&w->s);
 }
 
+/* The same guarantee when the child is brought up to date through a
+ * computed it reads: one thread writes t (the child, reading k = t, is
+ * verified there and k runs, the lock let go), the other s, which the
+ * owner and the child both read, meanwhile. */
+static int formula_child_via_k(cell *self) {
+  bool after = atomic_load(&s_announced);
+  if (atomic_load(&owned_dropped)) return 0;
+  if (after) owner_world->child_saw_nonzero++; /* ran before its owner saw s */
+  return IN(self, 0) + IN(self, 1);
+}
+static void via_k_setup(world *w) {
+  owner_world = w;
+  atomic_store(&owned_dropped, 0);
+  atomic_store(&s_announced, 0);
+  atomic_store(&owned_child, NULL);
+  STORED(&w->s, w->g, "s", 0);
+  STORED(&w->a, w->g, "t", 0);
+  COMPUTED(&w->c, w->g, "k", formula_copy, &w->a);
+  EFFECT(&w->b, w->g, "owner", formula_dropping_owner, &w->a, &w->s); /* reads t too: harmless */
+  w->d = (cell){.formula = formula_child_via_k, .in = {&w->c, &w->s}};
+  sg_node *child = NULL;
+  sg_node_info info = {"child", __FILE__, __LINE__};
+  CHECK_EQ(sg_effect_new_owned(w->g, &info, cell_effect, &w->d, count_destroy, w->b.node, &child),
+           SG_OK);
+  atomic_store(&owned_child, child);
+}
+static void write_t(void *p) { SET(&((world *)p)->a, 1); }
+static void via_k_check(world *w) {
+  CHECK_EQ(w->child_saw_nonzero, 0);
+  CHECK_EQ(atomic_load(&owned_dropped), 1);
+  CHECK(atomic_load(&owned_child) == NULL);
+  CHECK_EQ(w->d.destroyed, 1);
+  DESTROY(&w->b);
+  DESTROY(&w->c);
+  DESTROY(&w->a);
+  DESTROY(&w->s);
+}
+
 static const scenario scenarios[] = {
   {"write vs read", chain_setup, {write_twice, read_b}, chain_check},
   {"write vs destroy vs read", chain_setup, {write_twice, destroy_a, read_b_any},
@@ -538,6 +576,7 @@ static const scenario scenarios[] = {
   {"owner elsewhere vs its child", owner_setup, {write_q, write_s}, owner_check},
   {"owned creation vs its owner", owned_setup, {create_owned_child, write_s_announced, write_q},
    owned_check},
+  {"verified child vs its owner", via_k_setup, {write_t, write_s_announced}, via_k_check},
 };
 enum { SCENARIOS = sizeof scenarios / sizeof scenarios[0] };
 
