@@ -390,6 +390,25 @@ static bool owners_settled(sg_thread *t, const sg_node *n) {
   return true;
 }
 
+/* n, e's node and claimed, was marked by a write on another thread while
+ * the lock was let go (its run, a source's run, a wait). An effect made
+ * by another effect (n->parent: it is then the walk's target, e its only
+ * entry) whose owners that write made stale, or that one claimed
+ * elsewhere, must not run here and now: it would see the new value before
+ * the owner that may drop it has. It is let go of and queued on this
+ * thread, whose flush runs its owners first (schedule.c), as a root of its
+ * own (the write was not this thread's). Answers whether it was. */
+static __attribute__((noinline)) bool requeued_for_owners(sg_thread *t, sg_graph *g,
+                                                          sg_walk_entry *e, sg_node *n,
+                                                          uint32_t base) {
+  if (!n->parent || n->destroyed || owners_settled(t, n)) return false;
+  pop(t, g, e, n, base);
+  sg__enqueue(n); /* skips it if its owner's release buried it */
+  if (n->queued_by == t && t->queue.at[n->queue_index].node == n)
+    t->queue.at[n->queue_index].cause = SG_NO_CAUSE;
+  return true;
+}
+
 /* The walk, after alien-signals' checkDirty: one pass per node on the way
  * down (claim, push, verify up to the first stale source) and one on the
  * way up, where the entry below resumes verification in place at its
@@ -420,8 +439,6 @@ SG_INLINE int refresh(sg_thread *t, sg_node *target, sg_trace *trace) {
     if (target->destroyed) return SG_ESTALE;
   }
   e = push(t, target, trace);
-  /* Marks on the target from here on are writes our caller did not see. */
-  const uint32_t target_marks = target->marks;
 
 examine: /* n, e's node, is claimed; the lock may have been let go since it was looked at */
   if (n->destroyed || sg__fresh(n)) {
@@ -443,16 +460,6 @@ stale: /* n is claimed, not destroyed and not fresh */
   }
 
 dirty: /* n is claimed, not destroyed, and must run: DIRTY, or never ran */
-  if (G_UNLIKELY(n->kind == SG_EFFECT && n->marks != target_marks) && n->parent &&
-      !owners_settled(t, n)) {
-    /* An effect that a write on another thread reached since our caller
-     * found its owners settled (while it ran, or while a source of it ran),
-     * and its owners with it: it runs after them, as an entry of this
-     * thread's queue (schedule.c), not here and now. */
-    pop(t, g, e, n, base);
-    sg__enqueue(n); /* skips it if its owner's release buried it */
-    return SG_OK;
-  }
   e->cursor = NULL;
   at = t->walk.at;
   rc = run(t, g, n, &roomy, trace, trace ? e->trace : -1);
@@ -462,12 +469,14 @@ dirty: /* n is claimed, not destroyed, and must run: DIRTY, or never ran */
   }
   if (G_UNLIKELY(t->walk.at != at)) e = &t->walk.at[t->walk.len - 1]; /* the callback's reads grew it */
   if (G_LIKELY(n->state == SG_CLEAN) && !n->destroyed) goto fresh;
+  if (requeued_for_owners(t, g, e, n, base)) return SG_OK;
   goto examine; /* destroyed, or a write marked it during the run: round again */
 
 verified: /* n is CHECK and every source's version is the one its last run saw */
   e->cursor = NULL;
   if (n->marks != e->marks) { /* a write arrived while we looked */
     e->marks = n->marks;
+    if (requeued_for_owners(t, g, e, n, base)) return SG_OK;
     goto stale;
   }
   SG_PUBLISH(n->state, SG_CLEAN); /* nothing changed upstream */
@@ -482,7 +491,10 @@ fresh: /* n is claimed, fresh and not destroyed, and the lock held since it was 
    * It has run (it was being verified), and only its own run, ours, could
    * undo that. */
   if (n->destroyed) goto examine;
-  if (n->state != SG_CHECK) goto dirty;
+  if (n->state != SG_CHECK) {
+    if (requeued_for_owners(t, g, e, n, base)) return SG_OK;
+    goto dirty;
+  }
   /* Resume n's verification in place: its cursor's source is s, fresh and
    * released, so only its version is left to compare. */
   if (s->version != e->cursor->seen_version)
@@ -497,7 +509,10 @@ descend: /* s, a source of n at e's cursor, is being updated or stale */
     abandon(t, g, base);
     return SG_ECYCLE;
   }
-  if (rc == RETRY) goto examine; /* we waited: look at n again */
+  if (rc == RETRY) { /* we waited: look at n again */
+    if (n->marks != e->marks && requeued_for_owners(t, g, e, n, base)) return SG_OK;
+    goto examine;
+  }
   /* Claimed at once: the lock was held since verify found s stale and not
    * destroyed. */
   e = push(t, s, trace);
