@@ -80,6 +80,10 @@ static int create(sg_graph *g, sg_kind kind, const sg_node_info *info, sg_callba
   g->allocated++;
   sg__live_insert(n);
   sg__registry_publish_node(n);
+  /* An effect's first run takes the lock again (sg_effect_new_owned): a
+   * snapshot's handle may destroy it meanwhile, on another thread, so the
+   * creating call keeps its memory until then. */
+  if (kind == SG_EFFECT) sg__ref(n);
   sg__graph_unlock(g);
   *out = n;
   return SG_OK;
@@ -111,15 +115,15 @@ int sg_effect_new_owned(sg_graph *g, const sg_node_info *info, sg_callback run, 
   sg_trace *trace = t->trace;
   sg__graph_lock(g);
   bool deferred = false;
-  if (owner && owner != n->parent && owner->kind == SG_EFFECT && owner->graph == g &&
-      !owner->destroyed) {
+  if (owner && !n->destroyed && owner != n->parent && owner->kind == SG_EFFECT &&
+      owner->graph == g && !owner->destroyed) {
     if (n->parent) sg__unref(n->parent);
     n->parent = owner;
     sg__ref(owner);
   }
   int span = trace ? sg__trace_open(trace, SG_TRACE_CREATE, n) : -1;
-  sg__ref(n); /* an owner run first may destroy it: its memory stays until here */
-  if (owner && n->parent) deferred = sg__run_owners_first(t, n);
+  /* create()'s reference: an owner run first may destroy it too */
+  if (owner && n->parent && !n->destroyed) deferred = sg__run_owners_first(t, n);
   rc = deferred || n->destroyed ? SG_OK : sg__refresh(t, n);
   sg__unref(n);
   sg__graph_unlock(g);

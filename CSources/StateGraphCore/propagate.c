@@ -17,7 +17,8 @@
  * Others that need it wait on the graph's condition variable. A write that
  * reaches a claimed node meanwhile is noticed by the owner, which goes round
  * once more: a running node is tentatively CLEAN, so the write marks it again;
- * a node being verified counts the marks that reach it. A thread that would
+ * a node being verified counts the marks that reach it. (An effect whose
+ * owners such a write made stale runs after them, from the queue.) A thread that would
  * wait for a node it (transitively) waits on has found a cycle.
  *
  * Tracing (trace.c) records marks, updates and their outcomes. Marking and
@@ -377,6 +378,37 @@ static void abandon(sg_thread *t, sg_graph *g, uint32_t base) {
   while (t->walk.len > base) release(g, t->walk.at[--t->walk.len].node);
 }
 
+/* Whether effect n's owners are all up to date and free, or run by this
+ * thread (the effect was made in that run, which is up to date): only then
+ * may it run at once when a write reached it during its refresh. */
+static bool owners_settled(sg_thread *t, const sg_node *n) {
+  for (const sg_node *p = n->parent; p; p = p->parent) {
+    if (p->destroyed) continue;
+    if (p->owner == t) return true;
+    if (p->owner || !sg__fresh(p)) return false;
+  }
+  return true;
+}
+
+/* n, e's node and claimed, was marked by a write on another thread while
+ * the lock was let go (its run, a source's run, a wait). An effect made
+ * by another effect (n->parent: it is then the walk's target, e its only
+ * entry) whose owners that write made stale, or that one claimed
+ * elsewhere, must not run here and now: it would see the new value before
+ * the owner that may drop it has. It is let go of and queued on this
+ * thread, whose flush runs its owners first (schedule.c), as a root of its
+ * own (the write was not this thread's). Answers whether it was. */
+static __attribute__((noinline)) bool requeued_for_owners(sg_thread *t, sg_graph *g,
+                                                          sg_walk_entry *e, sg_node *n,
+                                                          uint32_t base) {
+  if (!n->parent || n->destroyed || owners_settled(t, n)) return false;
+  pop(t, g, e, n, base);
+  sg__enqueue(n); /* skips it if its owner's release buried it */
+  if (n->queued_by == t && t->queue.at[n->queue_index].node == n)
+    t->queue.at[n->queue_index].cause = SG_NO_CAUSE;
+  return true;
+}
+
 /* The walk, after alien-signals' checkDirty: one pass per node on the way
  * down (claim, push, verify up to the first stale source) and one on the
  * way up, where the entry below resumes verification in place at its
@@ -437,12 +469,14 @@ dirty: /* n is claimed, not destroyed, and must run: DIRTY, or never ran */
   }
   if (G_UNLIKELY(t->walk.at != at)) e = &t->walk.at[t->walk.len - 1]; /* the callback's reads grew it */
   if (G_LIKELY(n->state == SG_CLEAN) && !n->destroyed) goto fresh;
+  if (requeued_for_owners(t, g, e, n, base)) return SG_OK;
   goto examine; /* destroyed, or a write marked it during the run: round again */
 
 verified: /* n is CHECK and every source's version is the one its last run saw */
   e->cursor = NULL;
   if (n->marks != e->marks) { /* a write arrived while we looked */
     e->marks = n->marks;
+    if (requeued_for_owners(t, g, e, n, base)) return SG_OK;
     goto stale;
   }
   SG_PUBLISH(n->state, SG_CLEAN); /* nothing changed upstream */
@@ -457,7 +491,10 @@ fresh: /* n is claimed, fresh and not destroyed, and the lock held since it was 
    * It has run (it was being verified), and only its own run, ours, could
    * undo that. */
   if (n->destroyed) goto examine;
-  if (n->state != SG_CHECK) goto dirty;
+  if (n->state != SG_CHECK) {
+    if (requeued_for_owners(t, g, e, n, base)) return SG_OK;
+    goto dirty;
+  }
   /* Resume n's verification in place: its cursor's source is s, fresh and
    * released, so only its version is left to compare. */
   if (s->version != e->cursor->seen_version)
@@ -472,7 +509,10 @@ descend: /* s, a source of n at e's cursor, is being updated or stale */
     abandon(t, g, base);
     return SG_ECYCLE;
   }
-  if (rc == RETRY) goto examine; /* we waited: look at n again */
+  if (rc == RETRY) { /* we waited: look at n again */
+    if (n->marks != e->marks && requeued_for_owners(t, g, e, n, base)) return SG_OK;
+    goto examine;
+  }
   /* Claimed at once: the lock was held since verify found s stale and not
    * destroyed. */
   e = push(t, s, trace);

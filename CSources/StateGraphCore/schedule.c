@@ -202,8 +202,11 @@ bool sg__run_owners_first(sg_thread *t, sg_node *e) {
     sg_node *outermost = NULL, *elsewhere = NULL;
     for (sg_node *p = e->parent; p; p = p->parent) {
       if (p->destroyed) continue;
-      if (p->owner && p->owner != t) elsewhere = p;
-      else if (!p->owner && !sg__fresh(p)) outermost = p;
+      /* Running here, e made by its run: it and its owners are this
+       * thread's flush's business, never run inside its callback. */
+      if (p->owner == t) break;
+      if (p->owner) elsewhere = p;
+      else if (!sg__fresh(p)) outermost = p;
     }
     if (elsewhere) {
       defer_until_released(e, elsewhere);

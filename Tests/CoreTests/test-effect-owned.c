@@ -5,8 +5,12 @@
  */
 #include "harness.h"
 
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 /* outer reads `positive` (a > 0) and, once false, destroys the inner effect
  * (made by the test, outside outer's run, with outer as its owner). */
@@ -99,3 +103,160 @@ TEST(effect_owned_stale_owner_runs_before_its_first_run) {
   DESTROY(&a);
   GRAPH_FREE(g);
 }
+
+/* An effect whose run names itself as a new effect's owner: the owners
+ * above it are its own, which this thread's flush brings up to date in
+ * order, never from inside its callback. */
+typedef struct nested {
+  sg_graph *g;
+  sg_node *s, *t, *top, *mid, *child;
+  int top_runs, mid_runs, child_runs;
+  int top_runs_inside_mid; /* top's runs that happened inside mid's callback */
+  bool in_mid;
+} nested;
+
+static int nested_child(sg_node *n, void *ctx) {
+  nested *x = ctx;
+  x->child_runs++;
+  return SG_UNCHANGED;
+}
+
+static int nested_mid(sg_node *n, void *ctx) {
+  nested *x = ctx;
+  x->mid_runs++;
+  CHECK_EQ(sg_read(x->t), SG_OK);
+  if (x->mid_runs == 2) { /* reached by the write of t */
+    x->in_mid = true;
+    CHECK_EQ(sg_changed(x->s), SG_OK); /* top reads s: stale, queued here */
+    sg_node_info info = {"child", __FILE__, __LINE__};
+    CHECK_EQ(sg_effect_new_owned(x->g, &info, nested_child, x, NULL, n, &x->child), SG_OK);
+    x->in_mid = false;
+  }
+  return SG_UNCHANGED;
+}
+
+static int nested_top(sg_node *n, void *ctx) {
+  nested *x = ctx;
+  x->top_runs++;
+  if (x->in_mid) x->top_runs_inside_mid++;
+  CHECK_EQ(sg_read(x->s), SG_OK);
+  if (x->top_runs == 1) {
+    sg_node_info info = {"mid", __FILE__, __LINE__};
+    CHECK_EQ(sg_effect_new(x->g, &info, nested_mid, x, NULL, &x->mid), SG_OK);
+  }
+  return SG_UNCHANGED;
+}
+
+TEST(effect_owned_by_the_running_effect_leaves_its_owners_to_the_flush) {
+  nested x = {.g = sg_graph_new()};
+  sg_node_info s = {"s", __FILE__, __LINE__}, t = {"t", __FILE__, __LINE__};
+  sg_node_info top = {"top", __FILE__, __LINE__};
+  CHECK_EQ(sg_stored_new(x.g, &s, &x.s), SG_OK);
+  CHECK_EQ(sg_stored_new(x.g, &t, &x.t), SG_OK);
+  CHECK_EQ(sg_effect_new(x.g, &top, nested_top, &x, NULL, &x.top), SG_OK);
+  CHECK_EQ(x.top_runs, 1);
+  CHECK_EQ(x.mid_runs, 1);
+
+  CHECK_EQ(sg_changed(x.t), SG_OK); /* mid runs, writes s, creates child */
+  CHECK_EQ(x.mid_runs, 2);
+  CHECK_EQ(x.child_runs, 1); /* at once, as a child created in a run */
+  CHECK_EQ(x.top_runs_inside_mid, 0);
+  CHECK_EQ(x.top_runs, 2); /* after mid's run, from the queue */
+  CHECK_EQ(sg_node_destroy(x.child), SG_OK);
+  CHECK_EQ(sg_node_destroy(x.mid), SG_OK);
+  CHECK_EQ(sg_node_destroy(x.top), SG_OK);
+  CHECK_EQ(sg_node_destroy(x.t), SG_OK);
+  CHECK_EQ(sg_node_destroy(x.s), SG_OK);
+  GRAPH_FREE(x.g);
+}
+
+/* An owner running on another thread when its new effect's first run comes:
+ * the creating call returns at once and the owner's thread makes the first
+ * run when its run ends; destroyed meanwhile (a cancelled restart), the
+ * effect never runs. */
+typedef struct handover {
+  sg_graph *g;
+  sg_node *q, *owner, *child;
+  sem_t go, in_owner, let_go;
+  pthread_t child_ran_on;
+  bool block; /* the owner's next run blocks until let go */
+  int child_runs, child_destroyed;
+} handover;
+
+static bool wait_10s(sem_t *sem) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += 10;
+  while (sem_timedwait(sem, &until) != 0)
+    if (errno != EINTR) return false;
+  return true;
+}
+
+static int handover_owner(sg_node *n, void *ctx) {
+  handover *h = ctx;
+  CHECK_EQ(sg_read(h->q), SG_OK);
+  if (h->block) {
+    h->block = false;
+    sem_post(&h->in_owner);
+    CHECK(wait_10s(&h->let_go));
+  }
+  return SG_OK;
+}
+
+static int handover_child(sg_node *n, void *ctx) {
+  handover *h = ctx;
+  h->child_runs++;
+  h->child_ran_on = pthread_self();
+  return SG_OK;
+}
+
+static void handover_child_destroyed(void *ctx) { ((handover *)ctx)->child_destroyed++; }
+
+static void *handover_write_q(void *arg) {
+  handover *h = arg;
+  CHECK(wait_10s(&h->go)); /* the owner's run here blocks */
+  CHECK_EQ(sg_changed(h->q), SG_OK); /* runs the owner here */
+  return NULL;
+}
+
+static void handover_run(bool cancel) {
+  handover h = {.g = sg_graph_new()};
+  sem_init(&h.go, 0, 0);
+  sem_init(&h.in_owner, 0, 0);
+  sem_init(&h.let_go, 0, 0);
+  sg_node_info q = {"q", __FILE__, __LINE__}, owner = {"owner", __FILE__, __LINE__};
+  sg_node_info child = {"child", __FILE__, __LINE__};
+  CHECK_EQ(sg_stored_new(h.g, &q, &h.q), SG_OK);
+  CHECK_EQ(sg_effect_new(h.g, &owner, handover_owner, &h, NULL, &h.owner), SG_OK);
+  pthread_t writer = spawn_thread(handover_write_q, &h, 0);
+  h.block = true;
+  sem_post(&h.go);
+  REQUIRE(wait_10s(&h.in_owner)); /* the owner runs on the writer's thread */
+  CHECK_EQ(sg_effect_new_owned(h.g, &child, handover_child, &h, handover_child_destroyed, h.owner,
+                               &h.child),
+           SG_OK);
+  CHECK_EQ(h.child_runs, 0); /* left to the owner's thread */
+  if (cancel) CHECK_EQ(sg_node_destroy(h.child), SG_OK);
+  sem_post(&h.let_go);
+  pthread_join(writer, NULL);
+  if (cancel) {
+    CHECK_EQ(h.child_runs, 0);
+    CHECK_EQ(h.child_destroyed, 1);
+  } else {
+    CHECK_EQ(h.child_runs, 1);
+    CHECK(pthread_equal(h.child_ran_on, writer));
+    CHECK_EQ(sg_node_destroy(h.child), SG_OK);
+    CHECK_EQ(h.child_destroyed, 1);
+  }
+  CHECK_EQ(sg_node_destroy(h.owner), SG_OK);
+  CHECK_EQ(sg_node_destroy(h.q), SG_OK);
+  CHECK_EQ(NODE_COUNT(h.g), 0);
+  GRAPH_FREE(h.g);
+  sem_destroy(&h.go);
+  sem_destroy(&h.in_owner);
+  sem_destroy(&h.let_go);
+}
+
+TEST(threads_effect_owned_first_run_is_the_busy_owners_threads) { handover_run(false); }
+
+TEST(threads_effect_owned_cancelled_while_handed_over_never_runs) { handover_run(true); }

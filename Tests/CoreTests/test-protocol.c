@@ -592,6 +592,65 @@ TEST(protocol_stale_destroy_cannot_reach_a_node_being_created) {
   GRAPH_FREE(g);
 }
 
+/* ------------------------- a new effect destroyed before its first run */
+
+/* Another thread finds a new effect in a snapshot and destroys it between
+ * its creation and its first run (the creating call lets go of the lock
+ * between the two). The creating call must not touch its memory after the
+ * destroy freed it, nor run it. Ordered by the creating thread's second
+ * lock point after "create: before the graph lock": the lock the first run
+ * is made under. */
+static sg_graph *first_run_graph;
+static int first_run_locks = -1; /* -1: not creating yet */
+static int first_run_destroy_rc = 1;
+
+static void *destroy_new_effect_main(void *arg) {
+  (void)arg;
+  sg_snapshot *s = NULL;
+  CHECK_EQ(sg_snapshot_graph(first_run_graph, NULL, NULL, &s), SG_OK);
+  size_t count = 0;
+  const sg_snapshot_entry *entries = sg_snapshot_entries(s, &count);
+  for (size_t i = 0; i < count; i++)
+    if (entries[i].kind == SG_EFFECT) first_run_destroy_rc = sg_node_destroy(entries[i].node);
+  sg_snapshot_free(s);
+  return NULL;
+}
+
+static void hook_destroy_effect_before_its_first_run(const char *point, bool blocked) {
+  (void)blocked;
+  if (!pthread_equal(pthread_self(), creating_thread)) return;
+  if (strcmp(point, "create: before the graph lock") == 0) first_run_locks = 0;
+  if (first_run_locks < 0 || strcmp(point, "lock") != 0 || ++first_run_locks < 2) return;
+  sg__set_scheduling_hook(NULL);
+  pthread_join(spawn_thread(destroy_new_effect_main, NULL, 0), NULL);
+}
+
+static int count_run(sg_node *n, void *ctx) {
+  (void)n;
+  ((int *)ctx)[0]++;
+  return SG_OK;
+}
+
+static void count_destroy(void *ctx) { ((int *)ctx)[1]++; }
+
+TEST(protocol_effect_destroyed_before_its_first_run_never_runs) {
+  first_run_graph = sg_graph_new();
+  int counts[2] = {0, 0}; /* runs, destroy callbacks */
+  sg_node *e = NULL;
+  sg_node_info info = {"e", __FILE__, __LINE__};
+  creating_thread = pthread_self();
+  REQUIRE(sg__set_scheduling_hook(hook_destroy_effect_before_its_first_run));
+  CHECK_EQ(sg_effect_new(first_run_graph, &info, count_run, counts, count_destroy, &e), SG_OK);
+  sg__set_scheduling_hook(NULL);
+  first_run_locks = -1;
+  CHECK_EQ(first_run_destroy_rc, SG_OK);
+  CHECK_EQ(counts[0], 0);
+  CHECK_EQ(counts[1], 1);
+  CHECK_EQ(sg_node_destroy(e), SG_ESTALE);
+  CHECK_EQ(NODE_COUNT(first_run_graph), 0);
+  GRAPH_FREE(first_run_graph);
+}
+
 /* ------------------------------- two visitors of one node vs its destroy */
 
 /* x is visited twice at once; the later visit returns first. A compute

@@ -123,7 +123,7 @@ int harness_known_bug(const char *file, int line, const char *why) { return 0; }
 
 typedef struct world {
   sg_graph *g;
-  cell s, a, b, c;
+  cell s, a, b, c, d;
   uint64_t version;
   int read_rc;
   sg_node *handle; /* a handle kept by a thread that does not own it */
@@ -449,6 +449,115 @@ static void owner_check(world *w) {
   DESTROY(&w->s);
 }
 
+/* Owners first for an effect created outside its owner's run, naming it
+ * (sg_effect_new_owned), as a tracking group's restart does, while one
+ * thread writes s (the owner then drops the child) and another q (the
+ * owner runs there, so the child's first run may be handed over to it).
+ * The owner drops the child by a flag and, once the creating thread has
+ * published its handle, by destroying it; the creating thread destroys it
+ * when it finds the flag after publishing. A child run reads nothing once
+ * dropped (a group's first run checks the same). The write of s is marked
+ * in a batch before it is announced: a child run that begins after the
+ * announcement must find itself dropped, whichever thread runs it. (One
+ * that began before may read the new value: no order can prevent that.) */
+static atomic_int owned_dropped, s_announced;
+static _Atomic(sg_node *) owned_child;
+
+static void count_destroy(void *context) { ((cell *)context)->destroyed++; }
+
+static int formula_owned_child(cell *self) {
+  bool after = atomic_load(&s_announced);
+  if (atomic_load(&owned_dropped)) return 0;
+  if (after) owner_world->child_saw_nonzero++; /* ran before its owner saw s */
+  return IN(self, 0);
+}
+static int formula_dropping_owner(cell *self) {
+  (void)IN(self, 0); /* q */
+  int s = IN(self, 1);
+  if (s != 0) {
+    atomic_store(&owned_dropped, 1);
+    sg_node *child = atomic_exchange(&owned_child, NULL);
+    if (child) CHECK_EQ(sg_node_destroy(child), SG_OK);
+  }
+  return s;
+}
+static void owned_setup(world *w) {
+  owner_world = w;
+  atomic_store(&owned_dropped, 0);
+  atomic_store(&s_announced, 0);
+  atomic_store(&owned_child, NULL);
+  STORED(&w->s, w->g, "s", 0);
+  STORED(&w->a, w->g, "q", 0);
+  EFFECT(&w->b, w->g, "owner", formula_dropping_owner, &w->a, &w->s);
+  w->c = (cell){.formula = formula_owned_child, .in = {&w->s}};
+}
+static void create_owned_child(void *p) {
+  world *w = p;
+  sg_node *child = NULL;
+  sg_node_info info = {"child", __FILE__, __LINE__};
+  CHECK_EQ(sg_effect_new_owned(w->g, &info, cell_effect, &w->c, count_destroy, w->b.node,
+                               &child),
+           SG_OK);
+  atomic_store(&owned_child, child);
+  if (atomic_load(&owned_dropped) && (child = atomic_exchange(&owned_child, NULL)))
+    CHECK_EQ(sg_node_destroy(child), SG_OK);
+}
+static void write_s_announced(void *p) {
+  world *w = p;
+  sg_batch_begin();
+  SET(&w->s, 1); /* marked now, run at the batch's end */
+  atomic_store(&s_announced, 1);
+  CHECK_EQ(sg_batch_end(), SG_OK);
+}
+static void owned_check(world *w) {
+  CHECK_EQ(w->child_saw_nonzero, 0);
+  CHECK_EQ(atomic_load(&owned_dropped), 1);
+  CHECK(atomic_load(&owned_child) == NULL);
+  CHECK_EQ(w->c.destroyed, 1);
+  CHECK(w->c.runs <= 2); /* its first run, and one for the write of s */
+  DESTROY(&w->b);
+  DESTROY(&w->a);
+  DESTROY(&w->s);
+}
+
+/* The same guarantee when the child is brought up to date through a
+ * computed it reads: one thread writes t (the child, reading k = t, is
+ * verified there and k runs, the lock let go), the other s, which the
+ * owner and the child both read, meanwhile. */
+static int formula_child_via_k(cell *self) {
+  bool after = atomic_load(&s_announced);
+  if (atomic_load(&owned_dropped)) return 0;
+  if (after) owner_world->child_saw_nonzero++; /* ran before its owner saw s */
+  return IN(self, 0) + IN(self, 1);
+}
+static void via_k_setup(world *w) {
+  owner_world = w;
+  atomic_store(&owned_dropped, 0);
+  atomic_store(&s_announced, 0);
+  atomic_store(&owned_child, NULL);
+  STORED(&w->s, w->g, "s", 0);
+  STORED(&w->a, w->g, "t", 0);
+  COMPUTED(&w->c, w->g, "k", formula_copy, &w->a);
+  EFFECT(&w->b, w->g, "owner", formula_dropping_owner, &w->a, &w->s); /* reads t too: harmless */
+  w->d = (cell){.formula = formula_child_via_k, .in = {&w->c, &w->s}};
+  sg_node *child = NULL;
+  sg_node_info info = {"child", __FILE__, __LINE__};
+  CHECK_EQ(sg_effect_new_owned(w->g, &info, cell_effect, &w->d, count_destroy, w->b.node, &child),
+           SG_OK);
+  atomic_store(&owned_child, child);
+}
+static void write_t(void *p) { SET(&((world *)p)->a, 1); }
+static void via_k_check(world *w) {
+  CHECK_EQ(w->child_saw_nonzero, 0);
+  CHECK_EQ(atomic_load(&owned_dropped), 1);
+  CHECK(atomic_load(&owned_child) == NULL);
+  CHECK_EQ(w->d.destroyed, 1);
+  DESTROY(&w->b);
+  DESTROY(&w->c);
+  DESTROY(&w->a);
+  DESTROY(&w->s);
+}
+
 static const scenario scenarios[] = {
   {"write vs read", chain_setup, {write_twice, read_b}, chain_check},
   {"write vs destroy vs read", chain_setup, {write_twice, destroy_a, read_b_any},
@@ -465,6 +574,9 @@ static const scenario scenarios[] = {
    stale_slot_check},
   {"two visitors vs destroy", visited_setup, {read_b_destroying, visit_all, visit_all}, visited_check},
   {"owner elsewhere vs its child", owner_setup, {write_q, write_s}, owner_check},
+  {"owned creation vs its owner", owned_setup, {create_owned_child, write_s_announced, write_q},
+   owned_check},
+  {"verified child vs its owner", via_k_setup, {write_t, write_s_announced}, via_k_check},
 };
 enum { SCENARIOS = sizeof scenarios / sizeof scenarios[0] };
 

@@ -344,7 +344,8 @@ int sg_effect_new(sg_graph *graph, const sg_node_info *info, sg_callback run,
  * running on another thread, the first run is that thread's: it runs the
  * effect once that run ends, and this call returns SG_OK without waiting
  * (the run callback tells the two apart by the thread it runs on). Owners
- * this thread is running are up to date already. NULL, or a destroyed
+ * this thread is running are up to date already, and theirs are left to
+ * this thread's flush (never run inside a callback). NULL, or a destroyed
  * owner, is sg_effect_new(). Keep `owner` held (sg_node_hold) while passing
  * it. Errors: as sg_effect_new(). */
 int sg_effect_new_owned(sg_graph *graph, const sg_node_info *info, sg_callback run,
