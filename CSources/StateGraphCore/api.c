@@ -222,7 +222,8 @@ static inline bool read_fast(sg_frame *f, sg_node *n) {
   }
   /* The same node read again right away (`x * x`, a loop over one source):
    * the link just stamped already says so. */
-  sg_link *last = l ? l->prev_source : f->node->sources_tail;
+  sg_link *head = f->node->sources_head; /* its prev_source is the tail */
+  sg_link *last = l ? l->prev_source : head ? head->prev_source : NULL;
   return last && last->source == n && last->epoch == f->epoch && fresh_unlocked(n);
 }
 
