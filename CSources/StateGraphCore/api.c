@@ -209,8 +209,9 @@ static inline bool fresh_unlocked(const sg_node *n) {
  * node runs, only this thread touches its source links (it owns the node:
  * destroy and verification leave them alone). A write that makes the source
  * stale right after marks the running node through this very link: it runs
- * again. */
-static inline bool read_fast(sg_frame *f, sg_node *n) {
+ * again. Always inlined: where the caller tested the cursor already, only
+ * the first branch is left. */
+SG_INLINE bool read_fast(sg_frame *f, sg_node *n) {
   if (f->untracked) return false;
   sg_link *l = f->cursor;
   if (l && l->source == n) {
