@@ -223,9 +223,10 @@ SG_INLINE bool read_fast(sg_frame *f, sg_node *n) {
   }
   /* The same node read again right away (`x * x`, a loop over one source):
    * the link just stamped already says so. */
-  sg_link *head = f->node->sources_head; /* its prev_source is the tail */
-  sg_link *last = l ? l->prev_source : head ? head->prev_source : NULL;
-  return last && last->source == n && last->epoch == f->epoch && fresh_unlocked(n);
+  sg_link *last = l ? l : f->node->sources_head; /* the head's prev_source is the tail */
+  if (!last) return false;
+  last = last->prev_source;
+  return last->source == n && last->epoch == f->epoch && fresh_unlocked(n);
 }
 
 /* A callback's re-read of the source its last run read at this point needs
