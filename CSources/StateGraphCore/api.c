@@ -223,9 +223,9 @@ SG_INLINE bool read_fast(sg_frame *f, sg_node *n) {
   }
   /* The same node read again right away (`x * x`, a loop over one source):
    * the link just stamped already says so. */
-  sg_link *last = l ? l : f->node->sources_head; /* the head's prev_source is the tail */
-  if (!last) return false;
-  last = last->prev_source;
+  sg_link *last = l;
+  if (!last && !(last = f->node->sources_head)) return false;
+  last = last->prev_source; /* the head's is the tail */
   return last->source == n && last->epoch == f->epoch && fresh_unlocked(n);
 }
 
