@@ -213,8 +213,9 @@ static inline bool fresh_unlocked(const sg_node *n) {
  * node runs, only this thread touches its source links (it owns the node:
  * destroy and verification leave them alone). A write that makes the source
  * stale right after marks the running node through this very link: it runs
- * again. */
-static inline bool read_fast(sg_frame *f, sg_node *n) {
+ * again. Always inlined: where the caller tested the cursor already, only
+ * the first branch is left. */
+SG_INLINE bool read_fast(sg_frame *f, sg_node *n) {
   if (f->untracked) return false;
   sg_link *l = f->cursor;
   if (l && l->source == n) {
@@ -226,8 +227,10 @@ static inline bool read_fast(sg_frame *f, sg_node *n) {
   }
   /* The same node read again right away (`x * x`, a loop over one source):
    * the link just stamped already says so. */
-  sg_link *last = l ? l->prev_source : f->node->sources_tail;
-  return last && last->source == n && last->epoch == f->epoch && fresh_unlocked(n);
+  sg_link *last = l;
+  if (!last && !(last = f->node->sources_head)) return false;
+  last = last->prev_source; /* the head's is the tail */
+  return last->source == n && last->epoch == f->epoch && fresh_unlocked(n);
 }
 
 /* A callback's re-read of the source its last run read at this point needs

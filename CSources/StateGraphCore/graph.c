@@ -108,7 +108,7 @@ void sg__bury(sg_node *n) {
     n->on_release |= SG_RELEASE_BURY;
     return;
   }
-  if (n->parent) { /* the effect that created it: same graph, same lock */
+  if (n->kind == SG_EFFECT && n->parent) { /* its creator: same graph, same lock */
     sg_node *parent = n->parent;
     n->parent = NULL;
     sg__unref(parent);
@@ -206,11 +206,14 @@ sg_link *sg__link_new(sg_graph *g, sg_node *source, sg_node *target) {
   return l;
 }
 
+/* The head's prev_source is the tail: the links as sg__link_new and
+ * sg__link_free keep a source's dependents. */
 void sg__source_list_remove(sg_node *t, sg_link *l) {
-  if (l->prev_source) l->prev_source->next_source = l->next_source;
-  else t->sources_head = l->next_source;
-  if (l->next_source) l->next_source->prev_source = l->prev_source;
-  else t->sources_tail = l->prev_source;
+  sg_link *head = t->sources_head, *prev = l->prev_source, *next = l->next_source;
+  if (l == head) t->sources_head = next; /* prev is the tail: it stays the tail */
+  else prev->next_source = next;
+  if (next) next->prev_source = prev;
+  else if (l != head) head->prev_source = prev; /* l was the tail */
   l->prev_source = l->next_source = NULL;
   t->source_count--;
   if (t->source_index) g_hash_table_remove(t->source_index, l->source);
@@ -218,12 +221,22 @@ void sg__source_list_remove(sg_node *t, sg_link *l) {
 
 /* Inserts before `before`, or at the tail when `before` is NULL. */
 void sg__source_list_insert_before(sg_node *t, sg_link *l, sg_link *before) {
+  sg_link *head = t->sources_head;
   l->next_source = before;
-  l->prev_source = before ? before->prev_source : t->sources_tail;
-  if (l->prev_source) l->prev_source->next_source = l;
-  else t->sources_head = l;
-  if (before) before->prev_source = l;
-  else t->sources_tail = l;
+  if (!head) { /* the only link: its own tail */
+    l->prev_source = l;
+    t->sources_head = l;
+  } else if (before == head) { /* the new head takes the tail along */
+    l->prev_source = head->prev_source;
+    head->prev_source = l;
+    t->sources_head = l;
+  } else {
+    sg_link *prev = before ? before->prev_source : head->prev_source;
+    l->prev_source = prev;
+    prev->next_source = l;
+    if (before) before->prev_source = l;
+    else head->prev_source = l;
+  }
   t->source_count++;
   if (!t->source_index && t->source_count > SG_INDEX_THRESHOLD) {
     t->source_index = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -255,5 +268,4 @@ void sg__unlink_sources(sg_node *n) {
     g_hash_table_destroy(n->source_index);
     n->source_index = NULL;
   }
-  n->sources_unlinked = true;
 }

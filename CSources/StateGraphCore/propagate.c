@@ -62,7 +62,7 @@ SG_INLINE bool raise_mark(sg_node *t, sg_state state, sg_trace *trace, int paren
  * Effects are leaves (nobody reads an effect): queued, never gone below. */
 SG_INLINE void mark_dependents_of(sg_node *n, sg_state state, bool direct, sg_node **top,
                                   sg_node_vec *stack, sg_thread *self, sg_trace *trace) {
-  int parent = trace && !direct ? (int)n->trace_mark : -1;
+  int parent = trace && !direct ? sg__trace_mark_of(trace, n) : -1;
   for (sg_link *l = n->dependents_head; l; l = l->next_dependent) {
     sg_node *t = l->target;
     if (G_UNLIKELY(t->kind == SG_EFFECT)) {
@@ -232,7 +232,7 @@ SG_INLINE int claim(sg_thread *t, sg_node *n) {
 static __attribute__((noinline)) void finish_release(sg_node *n) {
   uint8_t work = n->on_release;
   n->on_release = 0;
-  if ((work & SG_RELEASE_UNLINK) && !n->sources_unlinked) sg__unlink_sources(n);
+  if (work & SG_RELEASE_UNLINK) sg__unlink_sources(n);
   if (work & SG_RELEASE_CHILDREN) {
     sg_thread *self = sg__thread();
     /* In an open batch the queue waits for the batch's end, which is no

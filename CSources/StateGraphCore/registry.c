@@ -5,9 +5,10 @@
  *
  * Nodes live in slots cut from chunks that are never given back: memory
  * that once held a node holds a node (or a free slot) of the same size for
- * the life of the process. Two sizes: a stored node's slot holds the fields
- * every node has (SG_STORED_SLOT, under half of the rest); computed and
- * effect nodes get the whole sg_node. A chunk holds one size. So the door
+ * the life of the process. Three sizes: a stored node's slot holds the
+ * fields every node has (SG_STORED_SLOT), a computed node's also what
+ * computing needs (SG_COMPUTED_SLOT), and an effect gets the whole sg_node.
+ * A chunk holds one size. So the door
  * may look at any address it can place in a chunk without a lock — a
  * binary search over an immutable, sorted array of chunks, a division by
  * the chunk's slot size, and then the slot's own atomics:
@@ -50,11 +51,13 @@
 
 #define SLOTS_PER_CHUNK 4096
 /* Slot sizes: multiples of 16 (the allocator's alignment), a computed
- * node's of 64 (a cache line). */
+ * node's and an effect's of 64 (a cache line). */
 #define STORED_SLOT ((SG_STORED_SLOT + 15) / 16 * 16)
-#define COMPUTED_SLOT ((sizeof(sg_node) + 63) / 64 * 64)
+#define COMPUTED_SLOT ((SG_COMPUTED_SLOT + 63) / 64 * 64)
+#define EFFECT_SLOT ((sizeof(sg_node) + 63) / 64 * 64)
 _Static_assert(STORED_SLOT <= 96, "a stored node's slot stays small");
-_Static_assert(COMPUTED_SLOT <= 256, "a computed node's slot stays within four lines");
+_Static_assert(COMPUTED_SLOT <= 192, "a computed node's slot stays within three lines");
+_Static_assert(EFFECT_SLOT <= 256, "an effect's slot stays within four lines");
 _Static_assert(offsetof(sg_node, holds) == offsetof(sg_node, refs) + sizeof(gint) &&
                  offsetof(sg_node, id) == offsetof(sg_node, holds) + sizeof(gint) &&
                  offsetof(sg_node, id) + sizeof(uint64_t) <= SG_STORED_SLOT,
@@ -82,9 +85,10 @@ typedef struct chunk_list {
 
 /* The slots of one size: free ones, and the newest chunk's untouched ones.
  * `slot` is what a node may use; `stride` the distance between slots,
- * larger only under AddressSanitizer, where a stored node's slot is
- * followed by poison as long as the rest of a computed node: a read of a
- * computed node's field in a stored node is caught, whatever lies beyond. */
+ * larger only under AddressSanitizer, where a stored or computed node's
+ * slot is followed by poison as long as the rest of an effect: a read of a
+ * computed node's field in a stored node, or of an effect's in a computed
+ * node, is caught, whatever lies beyond. */
 typedef struct slot_class {
   size_t slot, stride;
   sg_node *free_slots; /* through live_next */
@@ -96,15 +100,17 @@ static chunk_list *chunks; /* published with SG_PUBLISH, read with SG_PEEK */
 static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Under slab_lock. */
 #ifdef SG_ASAN
-static slot_class stored_slots = {.slot = STORED_SLOT, .stride = COMPUTED_SLOT};
+static slot_class stored_slots = {.slot = STORED_SLOT, .stride = EFFECT_SLOT};
+static slot_class computed_slots = {.slot = COMPUTED_SLOT, .stride = EFFECT_SLOT};
 #else
 static slot_class stored_slots = {.slot = STORED_SLOT, .stride = STORED_SLOT};
-#endif
 static slot_class computed_slots = {.slot = COMPUTED_SLOT, .stride = COMPUTED_SLOT};
+#endif
+static slot_class effect_slots = {.slot = EFFECT_SLOT, .stride = EFFECT_SLOT};
 static uint64_t last_id;        /* atomic */
 
 static slot_class *class_of(sg_kind kind) {
-  return kind == SG_STORED ? &stored_slots : &computed_slots;
+  return kind == SG_STORED ? &stored_slots : kind == SG_COMPUTED ? &computed_slots : &effect_slots;
 }
 
 /* A free slot under AddressSanitizer: poisoned but for its door fields. */
@@ -198,7 +204,8 @@ void sg__node_free(sg_node *n) {
 
 void sg__registry_memory(size_t *in_use, size_t *reserved) {
   sg__lock(&slab_lock);
-  *in_use = stored_slots.in_use * stored_slots.slot + computed_slots.in_use * computed_slots.slot;
+  *in_use = stored_slots.in_use * stored_slots.slot + computed_slots.in_use * computed_slots.slot +
+            effect_slots.in_use * effect_slots.slot;
   size_t all = 0;
   for (size_t i = 0; chunks && i < chunks->count; i++) all += chunks->at[i].stride * SLOTS_PER_CHUNK;
   sg__unlock(&slab_lock);

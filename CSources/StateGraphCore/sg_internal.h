@@ -6,8 +6,9 @@
  *   graph ── lock, cond, link pool, scratch stack, graveyard, and an
  *            intrusive doubly linked list of its live nodes in creation
  *            order (snapshots enumerate it; O(1) insert and remove)
- *   node  ── a slot of one of two sizes: what every node has (a stored
- *            node's slot ends there), then what computing needs.
+ *   node  ── a slot of one of three sizes: what every node has (a stored
+ *            node's slot ends there), then what computing needs (a
+ *            computed node's ends there), then what only effects use.
  *            kind, state, version; two intrusive doubly linked lists of links:
  *            `sources` (what it read in its last run, in read order) and
  *            `dependents` (who read it). Nodes with many sources also keep a
@@ -148,7 +149,8 @@ typedef struct sg_queued {
 struct sg_link {
   sg_node *source;
   sg_node *target;
-  sg_link *prev_source, *next_source;       /* in target's source list */
+  sg_link *prev_source, *next_source;       /* in target's source list (the
+                                               head's prev_source: the tail) */
   sg_link *prev_dependent, *next_dependent; /* in source's dependent list (the
                                                head's prev_dependent: the tail) */
   uint64_t seen_version; /* source->version when the target last read it */
@@ -168,15 +170,18 @@ enum {
 /* Nodes with more sources than this get a hash index of their sources. */
 #define SG_INDEX_THRESHOLD 8
 
-/* Node memory comes in two slot sizes (registry.c). Every node starts with
- * the fields a stored node uses, and a stored node's slot ends there
+/* Node memory comes in three slot sizes (registry.c). Every node starts
+ * with the fields a stored node uses, and a stored node's slot ends there
  * (SG_STORED_SLOT): it is never claimed, verified, run, queued or watched,
  * so the rest is never looked at in it. Code that may meet a stored node
- * reads only the first part, or tests `kind` first (sg__fresh does).
+ * reads only the first part, or tests `kind` first (sg__fresh does). A
+ * computed node's slot ends before the effect-only fields
+ * (SG_COMPUTED_SLOT): it has no parent and defers no children, and code
+ * that may meet one tests `kind` before looking at them.
  * The first cache line holds what a read and a change touch in every node;
  * a computed node's claim, marks, sources and callback follow in the next.
- * Computed nodes (registry.c) and links (graph.c) are 64-byte aligned,
- * stored nodes 16-byte. */
+ * Computed and effect nodes (registry.c) and links (graph.c) are 64-byte
+ * aligned, stored nodes 16-byte. */
 struct sg_node {
   /* ---- every node's: hot, one cache line */
   sg_graph *graph;
@@ -229,36 +234,38 @@ struct sg_node {
   /* ---- computed and effect nodes only (past a stored node's slot) */
   uint32_t marks;       /* bumped whenever marking reaches the node */
   uint32_t claim_index; /* position in its owner's walk (its claims) */
+  /* What it read in its last run, in read order; the head's prev_source is
+   * the tail (appending is O(1) without a tail field). */
   sg_link *sources_head;
   sg_thread *owner; /* thread verifying or running this node, or NULL */
   sg_callback callback;
   sg_destroy destroy; /* a stored node has none */
   uint64_t run_count;
-  sg_link *sources_tail;
   sg_thread *queued_by; /* the thread whose pending queue holds it, or NULL */
   uint32_t source_count;
   uint32_t queue_index; /* its entry in queued_by's queue */
   GHashTable *source_index; /* source node -> link, when many sources */
-  /* Effects only: the effect whose run created this one (same graph; holds
-   * a reference), which runs first when a change reaches both. */
+  sg_callback watcher;
+  uint64_t armed_version; /* version when armed */
+  /* The flush (a process-wide id) that last ran a queue entry of it (a
+   * watched computed node's too), and that entry: where counting its laps
+   * stops (schedule.c). */
+  uint32_t run_flush, run_entry;
+
+  /* ---- effect nodes only (past a computed node's slot) */
+  /* The effect whose run created this one (same graph; holds a reference),
+   * which runs first when a change reaches both. */
   sg_node *parent;
   /* Child effects a flush found stale while this one ran on another thread:
    * its owner queues them when it lets go (each holds a reference). */
   sg_node *deferred_children, *next_deferred;
-  sg_callback watcher;
-  uint64_t armed_version; /* version when armed */
-  /* The flush (a process-wide id) that last ran a queue entry of it, and
-   * that entry: where counting its laps stops (schedule.c). */
-  uint32_t run_flush, run_entry;
-  /* Only while a traced thread marks: the index of this node's MARK event,
-   * the parent of the events of the nodes it marks (trace.c). */
-  uint32_t trace_mark;
-  bool sources_unlinked;
   bool deferred; /* in an owner's deferred_children */
 };
 
 /* A stored node's slot: the fields every node has. */
 #define SG_STORED_SLOT offsetof(sg_node, marks)
+/* A computed node's slot: no effect-only fields. */
+#define SG_COMPUTED_SLOT offsetof(sg_node, parent)
 
 /* ---- lock.c: the graph lock (and the wait for a claimed node's release)
  *
@@ -561,6 +568,10 @@ void sg__trace_set_result(sg_trace *tr, int event, sg_trace_result result);
 int sg__trace_enter(sg_trace *tr, int span); /* returns the previous one */
 void sg__trace_leave(sg_trace *tr, int previous);
 void sg__trace_mark(sg_trace *tr, sg_node *n, sg_state state, int parent);
+/* The MARK event n's last sg__trace_mark recorded: the parent of the events
+ * of the nodes it marks. Kept in the trace, not the node: only tracing
+ * needs it. */
+int sg__trace_mark_of(sg_trace *tr, const sg_node *n);
 void sg__trace_thread_exit(sg_thread *t);
 
 /* ---- testing.c: scheduling points for the interleaving checker

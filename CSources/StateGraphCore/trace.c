@@ -11,7 +11,7 @@
  * from a stack, so a node's children can come after a sibling's subtree —
  * so when a root closes, its chain is rearranged into depth-first order,
  * children in the order they happened. Until then the indices are stable,
- * which is what open spans, walk entries and nodes' trace_mark hold.
+ * which is what open spans, walk entries and the marks table hold.
  */
 #include "sg_internal.h"
 
@@ -19,6 +19,7 @@ struct sg_trace {
   GArray *events;        /* sg_trace_event */
   GArray *parents;       /* int per event: its parent's index, -1 for a root */
   GStringChunk *strings; /* names and files, deduplicated */
+  GHashTable *marks;     /* node -> its last MARK event + 1 (sg__trace_mark_of) */
   int open;              /* innermost open span, -1 when none */
   guint delivered;       /* events before this are in tree order and were
                             handed to the handler */
@@ -63,7 +64,15 @@ int sg__trace_event(sg_trace *tr, sg_trace_kind kind, sg_node *n, int parent) {
 void sg__trace_mark(sg_trace *tr, sg_node *n, sg_state state, int parent) {
   int event = record(tr, SG_TRACE_MARK, n, parent >= 0 ? parent : tr->open);
   EVENT(tr, event).state = state;
-  n->trace_mark = (uint32_t)event; /* its own marks nest under this one */
+  /* its own marks nest under this one */
+  g_hash_table_insert(tr->marks, n, GINT_TO_POINTER(event + 1));
+}
+
+/* Marking asks only for a node it raised in this very pass (the node it
+ * goes on from), so the entry is always this pass's, even when the node's
+ * slot held another node earlier in the trace. */
+int sg__trace_mark_of(sg_trace *tr, const sg_node *n) {
+  return GPOINTER_TO_INT(g_hash_table_lookup(tr->marks, n)) - 1;
 }
 
 void sg__trace_set_result(sg_trace *tr, int event, sg_trace_result result) {
@@ -145,6 +154,7 @@ void sg__trace_close(sg_trace *tr, int span) {
 static void trace_free(sg_trace *tr) {
   g_array_free(tr->events, TRUE);
   g_array_free(tr->parents, TRUE);
+  g_hash_table_destroy(tr->marks);
   g_string_chunk_free(tr->strings);
   g_free(tr);
 }
@@ -157,6 +167,7 @@ int sg_trace_begin(sg_trace_handler handler, void *user) {
   tr->events = g_array_new(FALSE, FALSE, sizeof(sg_trace_event));
   tr->parents = g_array_new(FALSE, FALSE, sizeof(int));
   tr->strings = g_string_chunk_new(256);
+  tr->marks = g_hash_table_new(g_direct_hash, g_direct_equal);
   tr->open = -1;
   tr->handler = handler;
   tr->user = user;

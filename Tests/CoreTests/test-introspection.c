@@ -230,7 +230,7 @@ TEST(introspection_checked_calls_race_destroy) {
 
 /* Node memory is counted by the slots nodes use: a destroyed node's slot is
  * given back (to the library, for the next node) once nothing holds it. A
- * stored node's slot is 96 bytes, a computed node's 256. */
+ * stored node's slot is 96 bytes, a computed node's 192, an effect's 256. */
 static int memory_noop(sg_node *node, void *context) {
   (void)node;
   (void)context;
@@ -248,7 +248,13 @@ TEST(introspection_node_memory_follows_nodes) {
   sg_node *c = NULL;
   CHECK_EQ(sg_computed_new(g, NULL, memory_noop, NULL, NULL, &c), SG_OK);
   sg_node_memory(&after, NULL);
-  CHECK_EQ(after - during, 256);
+  CHECK_EQ(after - during, 192);
+  sg_node *e = NULL;
+  CHECK_EQ(sg_effect_new(g, NULL, memory_noop, NULL, NULL, &e), SG_OK);
+  size_t with_effect = 0;
+  sg_node_memory(&with_effect, NULL);
+  CHECK_EQ(with_effect - after, 256);
+  CHECK_EQ(sg_node_destroy(e), SG_OK);
   CHECK_EQ(sg_node_destroy(c), SG_OK);
   CHECK_EQ(sg_node_hold(nodes[0]), SG_OK);
   for (int i = 0; i < 10; i++) CHECK_EQ(sg_node_destroy(nodes[i]), SG_OK);
@@ -261,3 +267,35 @@ TEST(introspection_node_memory_follows_nodes) {
   sg_node_memory(NULL, NULL);
   GRAPH_FREE(g);
 }
+
+#if defined(__SANITIZE_ADDRESS__)
+#define FENCE_CHECKED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FENCE_CHECKED 1
+#endif
+#endif
+#ifdef FENCE_CHECKED
+#include <sanitizer/asan_interface.h>
+/* Under AddressSanitizer the bytes past a short slot are poisoned as far as
+ * an effect's slot reaches: a read of a computed node's field in a stored
+ * node, or of an effect's field in a computed node, is reported. */
+TEST(introspection_short_slots_are_fenced_under_asan) {
+  sg_graph *g = sg_graph_new();
+  sg_node *s = NULL, *c = NULL, *e = NULL;
+  CHECK_EQ(sg_stored_new(g, NULL, &s), SG_OK);
+  CHECK_EQ(sg_computed_new(g, NULL, memory_noop, NULL, NULL, &c), SG_OK);
+  CHECK_EQ(sg_effect_new(g, NULL, memory_noop, NULL, NULL, &e), SG_OK);
+  CHECK(!__asan_address_is_poisoned((char *)s + 95));
+  CHECK(__asan_address_is_poisoned((char *)s + 96));
+  CHECK(__asan_address_is_poisoned((char *)s + 255));
+  CHECK(!__asan_address_is_poisoned((char *)c + 191));
+  CHECK(__asan_address_is_poisoned((char *)c + 192));
+  CHECK(__asan_address_is_poisoned((char *)c + 255));
+  CHECK(!__asan_address_is_poisoned((char *)e + 223));
+  CHECK_EQ(sg_node_destroy(e), SG_OK);
+  CHECK_EQ(sg_node_destroy(c), SG_OK);
+  CHECK_EQ(sg_node_destroy(s), SG_OK);
+  GRAPH_FREE(g);
+}
+#endif

@@ -414,7 +414,7 @@ TEST(misuse_addresses_that_are_not_nodes) {
     (sg_node *)((char *)n + 8), (sg_node *)((char *)n + 64), /* inside its slot */
     (sg_node *)((char *)n + 96), /* the next slot: free or never used (no other node
                                      is live: every test frees its own) */
-    (sg_node *)((char *)n + 256), /* a computed node's slot size: not a stored slot's start */
+    (sg_node *)((char *)n + 256), /* an effect's slot size: not a stored slot's start */
   };
   for (size_t i = 0; i < sizeof not_nodes / sizeof *not_nodes; i++) {
     CHECK_EQ(sg_read(not_nodes[i]), SG_ESTALE);

@@ -59,17 +59,19 @@ class ComputeBox {
 }
 
 /// `@unchecked Sendable`: the C node hands the box to whichever thread computes or reads;
-/// `storage`, `observation` and `revisions` are touched only under `lock`, and the rest is
-/// immutable after `init` (`node` is set before the box is shared). Internal: only
+/// `storage` (the value and the revisions beside it) and `observation` are touched only
+/// under `lock`, and the rest is immutable after `init` (`node` is set before the box is
+/// shared). Internal: only
 /// `Computed` (which is `Sendable` only for `Sendable` values) hands out what it holds.
 @usableFromInline
 final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   /// The cached value; nil until the first run (or the placeholder). A pointer rather
   /// than an inline `Value?`: code that runs unspecialised (observers' reads of a
   /// generic node, the deinit) would look up `Optional<Value>`'s metadata at every
-  /// access, about 300 instructions.
+  /// access, about 300 instructions. Its block also holds, after the value, what the
+  /// node keeps for rollbacks (``revisions``): a pointer fewer in the box, and for a
+  /// value of up to 16 bytes no bigger a block (malloc's smallest chunk holds both).
   @usableFromInline @exclusivity(unchecked) var storage: UnsafeMutablePointer<Value>?
-  @usableFromInline @exclusivity(unchecked) var revisions: ComputedRevisions<Value>?
   @usableFromInline let equality: Equality.Comparator<Value>
   /// The computation, also run directly against a transaction's staged values
   /// (Batch/Staging.swift).
@@ -78,10 +80,7 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   @inlinable
   init(initialValue: Value?, body: @escaping @Sendable (GraphContext) -> Value) {
     self.body = body
-    if let initialValue {
-      storage = .allocate(capacity: 1)
-      storage.unsafelyUnwrapped.initialize(to: initialValue)
-    }
+    if let initialValue { storage = Self.makeStorage(initialValue) }
     self.equality = Equality.comparator(for: Value.self)
     // The box comes as the argument: nothing captured, so no cycle and no context.
     super.init { box in
@@ -92,8 +91,64 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
 
   deinit {
     guard let storage else { return }
+    // Released as any object: the deinit runs unspecialised, and naming the revisions'
+    // own type here would look its metadata up.
+    if let word = Self.revisionsWord(in: storage) {
+      Unmanaged<AnyObject>.fromOpaque(word).release()
+    }
     storage.deinitialize(count: 1)
-    storage.deallocate()
+    UnsafeMutableRawPointer(storage).deallocate()
+  }
+
+  /// Where the revisions sit in the value's block: right after the value, as a retained
+  /// reference or nil in a raw word (binding memory to a generic class type would look
+  /// its metadata up at every creation).
+  @inlinable
+  static var revisionsOffset: Int {
+    let alignment = MemoryLayout<UnsafeRawPointer?>.alignment
+    return (MemoryLayout<Value>.size + alignment - 1) & ~(alignment - 1)
+  }
+
+  /// A block for the cached value and, after it, no revisions yet.
+  @inlinable
+  static func makeStorage(_ value: Value) -> UnsafeMutablePointer<Value> {
+    let block = UnsafeMutableRawPointer.allocate(
+      byteCount: revisionsOffset + MemoryLayout<UnsafeRawPointer?>.size,
+      alignment: Swift.max(
+        MemoryLayout<Value>.alignment, MemoryLayout<UnsafeRawPointer?>.alignment))
+    (block + revisionsOffset).storeBytes(of: nil, as: UnsafeRawPointer?.self)
+    return block.initializeMemory(as: Value.self, to: value)
+  }
+
+  @inlinable
+  static func revisionsWord(in storage: UnsafeMutablePointer<Value>) -> UnsafeRawPointer? {
+    (UnsafeMutableRawPointer(storage) + revisionsOffset).load(as: UnsafeRawPointer?.self)
+  }
+
+  /// The revisions in the block of `storage`, unretained: the block holds them.
+  @inlinable
+  static func revisions(
+    in storage: UnsafeMutablePointer<Value>
+  ) -> Unmanaged<ComputedRevisions<Value>>? {
+    guard let word = revisionsWord(in: storage) else { return nil }
+    return Unmanaged.fromOpaque(word)
+  }
+
+  /// Gives a block without revisions its revisions, retained by the block.
+  @usableFromInline
+  static func setRevisions(
+    _ revisions: ComputedRevisions<Value>, in storage: UnsafeMutablePointer<Value>
+  ) {
+    (UnsafeMutableRawPointer(storage) + revisionsOffset)
+      .storeBytes(of: Unmanaged.passRetained(revisions).toOpaque(), as: UnsafeRawPointer?.self)
+  }
+
+  /// What the node keeps for rollbacks, made by the first batch that changes its value
+  /// (which has a value then). Under `lock`.
+  @usableFromInline
+  var revisions: ComputedRevisions<Value>? {
+    guard let storage else { return nil }
+    return Self.revisions(in: storage)?.takeUnretainedValue()
   }
 
   /// Whether the node has a value yet. Under `lock`.
@@ -141,9 +196,7 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
     // readers and rollbacks; no user code runs under it.
     lock.lock()
     guard let storage else {
-      let made = UnsafeMutablePointer<Value>.allocate(capacity: 1)
-      made.initialize(to: newValue)
-      self.storage = made
+      self.storage = Self.makeStorage(newValue)
       lock.unlock()
       return Int32(SG_CHANGED)
     }
@@ -156,7 +209,10 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
     if let transaction = Transaction.current {
       record(oldValue, in: transaction)
     } else {
-      revisions?.advanceRevision()
+      // Through the box: the pointer kept across the call above would cost a register.
+      _ = Self.revisions(in: self.storage.unsafelyUnwrapped)?._withUnsafeGuaranteedRef {
+        $0.advanceRevision()
+      }
       lock.unlock()
     }
     return Int32(SG_CHANGED)
@@ -167,8 +223,14 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   /// node); returns with it released. Out of line: batches are rare.
   @usableFromInline
   func record(_ oldValue: Value, in transaction: Transaction) {
-    let revisions = self.revisions ?? ComputedRevisions()
-    self.revisions = revisions
+    let storage = storage.unsafelyUnwrapped  // a change: there is a value
+    let revisions: ComputedRevisions<Value>
+    if let kept = Self.revisions(in: storage) {
+      revisions = kept.takeUnretainedValue()
+    } else {
+      revisions = ComputedRevisions()
+      Self.setRevisions(revisions, in: storage)
+    }
     let revisionBefore = revisions.advanceRevision()
     // The core's lock only: never waits for a callback.
     let before = OpenWrites.RestorePoint(
@@ -191,7 +253,10 @@ extension TypedComputeBox: Restorable {
     // no callback. It leaves the node to run again at its next read, so a value restored
     // while another thread's run was under way is never taken as current.
     lock.lock()
-    guard let revisions else { return lock.unlock() }  // a node with open writes has them
+    // A node with open writes has them, and a value.
+    guard let storage, let revisions = Self.revisions(in: storage)?.takeUnretainedValue() else {
+      return lock.unlock()
+    }
     var rolledBack: [Value] = []  // released after unlock: a deinit may run user code
     while let write = revisions.openWrites.popNewest(of: transaction) {
       guard revisions.revision == write.revisionWritten else {
@@ -199,7 +264,6 @@ extension TypedComputeBox: Restorable {
         continue
       }
       // A value was cached: it changed, and the write logged the one it replaced.
-      let storage = storage.unsafelyUnwrapped
       rolledBack.append(storage.move())
       storage.initialize(to: write.before.value)
       revisions.revision = write.before.revision

@@ -1,6 +1,7 @@
 /// What a computed node keeps for the rollbacks of batches, made by the first batch that
-/// changes its value; guarded by the box's lock. A node without one has no open write whose
-/// revision it could name, so its revisions start here.
+/// changes its value; referenced from after the value in the cached value's block, and
+/// guarded by the box's lock. A node without one has no open write whose revision it
+/// could name, so its revisions start here.
 @usableFromInline
 final class ComputedRevisions<Value> {
   /// Names the cached value (see ``OpenWrites``): taken from `lastRevision` by every
