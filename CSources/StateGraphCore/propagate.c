@@ -392,8 +392,9 @@ static bool owners_settled(sg_thread *t, const sg_node *n) {
 
 /* n, e's node and claimed, was marked by a write on another thread while
  * the lock was let go (its run, a source's run, a wait). An effect made
- * by another effect (n->parent: it is then the walk's target, e its only
- * entry) whose owners that write made stale, or that one claimed
+ * by another effect (n->parent, a field computed slots do not have: it is
+ * then the walk's target, e its only entry) whose owners that write made
+ * stale, or that one claimed
  * elsewhere, must not run here and now: it would see the new value before
  * the owner that may drop it has. It is let go of and queued on this
  * thread, whose flush runs its owners first (schedule.c), as a root of its
@@ -401,7 +402,7 @@ static bool owners_settled(sg_thread *t, const sg_node *n) {
 static __attribute__((noinline)) bool requeued_for_owners(sg_thread *t, sg_graph *g,
                                                           sg_walk_entry *e, sg_node *n,
                                                           uint32_t base) {
-  if (!n->parent || n->destroyed || owners_settled(t, n)) return false;
+  if (n->kind != SG_EFFECT || !n->parent || n->destroyed || owners_settled(t, n)) return false;
   pop(t, g, e, n, base);
   sg__enqueue(n); /* skips it if its owner's release buried it */
   if (n->queued_by == t && t->queue.at[n->queue_index].node == n)

@@ -295,8 +295,11 @@ public final class Stored<Value> {
   @inlinable
   func madeCommitHook() -> (ObjectIdentifier) -> Void {
     if let commitHook = side.unsafelyUnwrapped.commitHook { return commitHook }
-    unowned(unsafe) let side = self.side.unsafelyUnwrapped
-    let made: (ObjectIdentifier) -> Void = { [unowned(unsafe) self, side] transaction in
+    // Both unowned: the side record keeps this closure, so a strong capture of it would
+    // be a cycle that outlives the node.
+    let side = self.side.unsafelyUnwrapped
+    let made: (ObjectIdentifier) -> Void = {
+      [unowned(unsafe) self, unowned(unsafe) side] transaction in
       let registrar = self.lock.withLock {
         side.openWrites.drop(transaction)
         return side.observation
