@@ -7,7 +7,10 @@ import Testing
 /// The observer rules the core enforces (docs/core-protocol.md, "Effects"):
 /// owners before the groups they created, no re-entry from a handler's own
 /// write, and writers that never wait for a running handler.
-@Suite("Observer order")
+// Serialized: some tests hold a thread of the cooperative pool on purpose (an actor held,
+// a cut-off check gated), and two of them at once would leave the pool (two threads on
+// a 2-core machine) none to run the re-runs every test waits for.
+@Suite("Observer order", .serialized)
 struct ObserverOrderTests {
   /// The same with either delivery: a scheduled outer re-run is no later
   /// than the inner one, since the change that schedules it drops the inner
@@ -371,7 +374,7 @@ private actor HeldActor {
 }
 
 /// Whether the subscription settles within `seconds` (false instead of a hang).
-private func settles(_ subscription: StateGraphSubscription, seconds: Int = 10) async -> Bool {
+private func settles(_ subscription: StateGraphSubscription, seconds: Int = 20) async -> Bool {
   let done = DispatchSemaphore(value: 0)
   Task {
     await subscription.settled()
