@@ -125,8 +125,10 @@ final class BatchBaseline: Subject {
   }
 }
 
+/// Writes to every cell in one batch, or in one transaction.
 final class BatchGraph: Subject {
   private let cells: [Stored<Int>]
+  private let inTransaction: Bool
   private let counter = Counter()
   private let deliveries = Counter()
   private let sum = Counter()
@@ -135,9 +137,10 @@ final class BatchGraph: Subject {
     Tally(checksum: sum.count, recomputes: counter.count, effects: deliveries.count)
   }
 
-  init(writes: Int) {
+  init(writes: Int, inTransaction: Bool = false) {
     let cells = (0..<writes).map { _ in Stored(wrappedValue: 0) }
     self.cells = cells
+    self.inTransaction = inTransaction
     let (counter, deliveries, sum) = (self.counter, self.deliveries, self.sum)
     let total = Computed { _ in
       counter.count += 1
@@ -155,8 +158,10 @@ final class BatchGraph: Subject {
   func run(_ ops: Range<Int>) {
     let cells = self.cells
     for i in ops {
-      withGraphBatch {
-        for cell in cells { cell.wrappedValue = i + 1 }
+      if inTransaction {
+        withGraphTransaction { for cell in cells { cell.wrappedValue = i + 1 } }
+      } else {
+        withGraphBatch { for cell in cells { cell.wrappedValue = i + 1 } }
       }
     }
   }

@@ -12,7 +12,7 @@ func transactionWorkloads(_ config: RunConfig) -> [SpeedWorkload] {
       section: section, name: "transaction of \(writes) writes → 1 delivery",
       op: "transaction: \(writes) writes, sum, handler", verifyOps: 100,
       makeBaseline: { BatchBaseline(writes: writes) },
-      makeGraph: { TransactionGraph(writes: writes) },
+      makeGraph: { BatchGraph(writes: writes, inTransaction: true) },
       expected: { ops in
         var t = Tally()
         for i in 0..<ops { t.checksum &+= writes * (i + 1) }
@@ -30,44 +30,6 @@ func transactionWorkloads(_ config: RunConfig) -> [SpeedWorkload] {
         return t
       }),
   ]
-}
-
-/// `BatchGraph` with a transaction around the writes.
-final class TransactionGraph: Subject {
-  private let cells: [Stored<Int>]
-  private let counter = Counter()
-  private let deliveries = Counter()
-  private let sum = Counter()
-  private var subscription: StateGraphSubscription?
-  var tally: Tally {
-    Tally(checksum: sum.count, recomputes: counter.count, effects: deliveries.count)
-  }
-
-  init(writes: Int) {
-    let cells = (0..<writes).map { _ in Stored(wrappedValue: 0) }
-    self.cells = cells
-    let (counter, deliveries, sum) = (self.counter, self.deliveries, self.sum)
-    let total = Computed { _ in
-      counter.count += 1
-      var total = 0
-      for cell in cells { total &+= cell.wrappedValue }
-      return total
-    }
-    subscription = observe(total) { value in
-      deliveries.count += 1
-      sum.count &+= value
-    }
-    (counter.count, deliveries.count, sum.count) = (0, 0, 0)
-  }
-
-  func run(_ ops: Range<Int>) {
-    let cells = self.cells
-    for i in ops {
-      withGraphTransaction {
-        for cell in cells { cell.wrappedValue = i + 1 }
-      }
-    }
-  }
 }
 
 /// One cell and its double, read right after the write.
