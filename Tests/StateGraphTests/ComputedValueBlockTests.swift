@@ -18,7 +18,7 @@ struct ComputedValueBlockTests {
     init(_ number: Int) { self.number = number }
   }
 
-  private func revisions<Value>(of node: Computed<Value>) -> ComputedRevisions<Value>? {
+  private func revisions<Value>(of node: Computed<Value>) -> Revisions<Value>? {
     node.box._withUnsafeGuaranteedRef { box in box.lock.withLock { box.revisions } }
   }
 

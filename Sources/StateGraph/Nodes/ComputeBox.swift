@@ -129,7 +129,7 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   @inlinable
   static func revisions(
     in storage: UnsafeMutablePointer<Value>
-  ) -> Unmanaged<ComputedRevisions<Value>>? {
+  ) -> Unmanaged<Revisions<Value>>? {
     guard let word = revisionsWord(in: storage) else { return nil }
     return Unmanaged.fromOpaque(word)
   }
@@ -137,7 +137,7 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   /// Gives a block without revisions its revisions, retained by the block.
   @usableFromInline
   static func setRevisions(
-    _ revisions: ComputedRevisions<Value>, in storage: UnsafeMutablePointer<Value>
+    _ revisions: Revisions<Value>, in storage: UnsafeMutablePointer<Value>
   ) {
     (UnsafeMutableRawPointer(storage) + revisionsOffset)
       .storeBytes(of: Unmanaged.passRetained(revisions).toOpaque(), as: UnsafeRawPointer?.self)
@@ -146,7 +146,7 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   /// What the node keeps for rollbacks, made by the first batch that changes its value
   /// (which has a value then). Under `lock`.
   @usableFromInline
-  var revisions: ComputedRevisions<Value>? {
+  var revisions: Revisions<Value>? {
     guard let storage else { return nil }
     return Self.revisions(in: storage)?.takeUnretainedValue()
   }
@@ -224,11 +224,11 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   @usableFromInline
   func record(_ oldValue: Value, in transaction: Transaction) {
     let storage = storage.unsafelyUnwrapped  // a change: there is a value
-    let revisions: ComputedRevisions<Value>
+    let revisions: Revisions<Value>
     if let kept = Self.revisions(in: storage) {
       revisions = kept.takeUnretainedValue()
     } else {
-      revisions = ComputedRevisions()
+      revisions = Revisions()
       Self.setRevisions(revisions, in: storage)
     }
     let revisionBefore = revisions.advanceRevision()

@@ -5,19 +5,11 @@
 /// Made under the node's lock and never replaced; every field is read and written under
 /// that lock (`persistence` is set before the node is shared).
 @usableFromInline
-final class StoredSideRecord<Value> {
+final class StoredSideRecord<Value>: Revisions<Value> {
   /// Made by the first read outside a computation, the only kind Observation tracks:
   /// until then no observer can know the node, and a change skips it (a registrar's
   /// willSet/didSet cost ~250 instructions even when empty).
   @usableFromInline @exclusivity(unchecked) var observation: NodeObservation?
-  /// Names the node's value (see ``OpenWrites``): taken from `lastRevision` by every
-  /// change once the record exists, given back by a rollback's restore. A node without a
-  /// record has no open write whose revision it could name, so its revisions start here.
-  @usableFromInline @exclusivity(unchecked) var revision: UInt64 = 0
-  /// The highest revision ever handed out.
-  @usableFromInline @exclusivity(unchecked) var lastRevision: UInt64 = 0
-  /// What rollbacks of batches still open put back.
-  @usableFromInline @exclusivity(unchecked) var openWrites = OpenWrites<Value>()
   /// `batchDidCommit`, made by the first change in a batch where `Value` is known (once
   /// per node, so a batch allocates nothing in the steady state) and handed to the
   /// transaction: it runs the commit specialised (see `Transaction.record`).
@@ -27,14 +19,5 @@ final class StoredSideRecord<Value> {
   /// Where the value persists (see Storage/ and `init(name:wrappedValue:backed:)`).
   @usableFromInline @exclusivity(unchecked) var persistence: StoredPersistence<Value>?
 
-  @usableFromInline init() {}
-
-  /// A change stored: the value gets the next revision. Returns the one it replaced.
-  @inlinable @discardableResult
-  func advanceRevision() -> UInt64 {
-    let before = revision
-    lastRevision &+= 1
-    revision = lastRevision
-    return before
-  }
+  @usableFromInline override init() {}
 }
