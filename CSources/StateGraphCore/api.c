@@ -323,8 +323,10 @@ static bool written_by_its_reader(sg_thread *t, sg_node *n) {
   return reader != NULL;
 }
 
-/* Moves marking: version, state (docs/core-protocol.md, "A node's states"). */
-SG_INLINE int write_node(sg_thread *t, sg_node *n, sg_trace *trace) {
+/* The locked part of a write: refuses it, or moves the version and marks
+ * dependents, running no callback. Opens the write's trace span in *span.
+ * Moves marking: version, state (docs/core-protocol.md, "A node's states"). */
+SG_INLINE int mark_written(sg_thread *t, sg_node *n, sg_trace *trace, int *span) {
   sg_graph *g = n->graph;
   sg__graph_lock(g);
   int refused = n->destroyed ? SG_ESTALE
@@ -333,23 +335,56 @@ SG_INLINE int write_node(sg_thread *t, sg_node *n, sg_trace *trace) {
     sg__graph_unlock(g);
     return refused;
   }
-  int span = trace ? sg__trace_open(trace, SG_TRACE_WRITE, n) : -1;
+  *span = trace ? sg__trace_open(trace, SG_TRACE_WRITE, n) : -1;
   SG_PUBLISH(n->version, ++n->last_version); /* never one it had before a rollback */
   sg__mark_dependents(n, SG_DIRTY);
   sg__graph_unlock(g);
-  int rc = sg__flush_if_outermost(t);
-  if (trace) sg__trace_close(trace, span);
-  return rc;
+  return SG_OK;
 }
 
 static __attribute__((noinline)) int write_traced(sg_thread *t, sg_node *n) {
-  return write_node(t, n, t->trace);
+  sg_trace *trace = t->trace;
+  int span;
+  int rc = mark_written(t, n, trace, &span);
+  if (rc) return rc;
+  rc = sg__flush_if_outermost(t);
+  sg__trace_close(trace, span);
+  return rc;
 }
 
 int sg_changed_unchecked(sg_node *n) {
   sg_thread *t = sg__thread();
   if (G_UNLIKELY(t->trace != NULL)) return write_traced(t, n);
-  return write_node(t, n, NULL);
+  int span;
+  int rc = mark_written(t, n, NULL, &span);
+  return rc ? rc : sg__flush_if_outermost(t);
+}
+
+static __attribute__((noinline)) int write_begin_traced(sg_thread *t, sg_node *n) {
+  int span;
+  int rc = mark_written(t, n, t->trace, &span);
+  if (rc == SG_OK) { /* closed by sg_write_end, after the effects it reached */
+    t->written_trace = t->trace;
+    t->written_span = span;
+  }
+  return rc;
+}
+
+int sg_write_begin_unchecked(sg_node *n) {
+  sg_thread *t = sg__thread();
+  if (G_UNLIKELY(t->trace != NULL)) return write_begin_traced(t, n);
+  int span;
+  return mark_written(t, n, NULL, &span);
+}
+
+int sg_write_end(void) {
+  sg_thread *t = sg__thread();
+  sg_trace *trace = t->written_trace; /* taken first: the effects may write too */
+  int span = t->written_span;
+  t->written_trace = NULL;
+  int rc = sg__flush_if_outermost(t);
+  if (G_UNLIKELY(trace != NULL)) sg__trace_close(trace, span);
+  return rc;
 }
 
 int sg_node_set_watcher(sg_node *n, sg_callback watcher) {

@@ -41,8 +41,22 @@ static void notify_watcher(sg_thread *t, sg_node *n) {
  * that often, which no cascade that settles does. */
 #define SG_EFFECT_LOOP_LIMIT 100
 
-/* Process-wide, so that a node's run_flush names one flush of one thread. */
+/* Process-wide, so that a node's run_flush names one flush of one thread.
+ * Each thread takes the ids in blocks, so that a flush pays no atomic
+ * operation: one in SG_FLUSH_ID_BLOCK does. 0 is never handed out. */
+#define SG_FLUSH_ID_BLOCK 256u
 static uint32_t last_flush_id;
+
+static uint32_t next_flush_id(sg_thread *t) {
+  if (G_UNLIKELY(t->flush_ids_left == 0)) {
+    uint32_t base = __atomic_fetch_add(&last_flush_id, SG_FLUSH_ID_BLOCK, __ATOMIC_RELAXED);
+    t->flush_id = base;
+    t->flush_ids_left = SG_FLUSH_ID_BLOCK;
+  }
+  t->flush_ids_left--;
+  uint32_t id = ++t->flush_id; /* after the block's base */
+  return id ? id : next_flush_id(t); /* the block that wraps skips 0 */
+}
 
 /* Walks back from entry i's cause to node n's previous run p (see
  * count_laps); out of line: only an effect's second run in a flush gets
@@ -286,8 +300,7 @@ static void drop_entries(sg_thread *t, uint32_t from, uint32_t to) {
 int sg__flush(sg_thread *t) {
   int rc = SG_OK;
   t->flushing = true;
-  uint32_t id = __atomic_add_fetch(&last_flush_id, 1, __ATOMIC_RELAXED);
-  t->flush_id = id ? id : __atomic_add_fetch(&last_flush_id, 1, __ATOMIC_RELAXED);
+  t->flush_id = next_flush_id(t);
   t->flush_dropped = 0;
   sg__here.flush_id = t->flush_id;
   sg__here.cause = &t->flush_cause;

@@ -277,12 +277,7 @@ struct sg_node {
  * made, and the lock is never held across making one: no user code runs
  * under it), and the lock skips its atomic operations, as glibc's own
  * does. */
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
-#include <sys/single_threaded.h>
-#define SG_SINGLE_THREADED() (__libc_single_threaded != 0)
-#else
-#define SG_SINGLE_THREADED() false
-#endif
+#define SG_SINGLE_THREADED() (sg_process_is_single_threaded() != 0)
 typedef struct sg_glock {
   uint32_t word;     /* 0 free, 1 held, 2 held and maybe waited for */
   uint32_t released; /* bumped by every broadcast: the waiters' futex */
@@ -357,7 +352,8 @@ struct sg_thread {
   int batch_depth;
   bool flushing;
   uint32_t flush_cause; /* the queue entry being run, while flushing */
-  uint32_t flush_id; /* this flush's id (process-wide) */
+  uint32_t flush_id; /* this flush's id (process-wide), or the last one run */
+  uint32_t flush_ids_left; /* ids after flush_id this thread may still take */
   uint32_t flush_dropped; /* entries below it have let go of their node */
 #ifdef SG_SCHEDULING_POINTS
   uint64_t cause_steps; /* steps taken along chains of causes (tests) */
@@ -377,6 +373,9 @@ struct sg_thread {
   GString *last_cycle;
   void *binding_slot;
   sg_trace *trace;   /* the recording while this thread traces, else NULL */
+  /* A traced sg_write_begin's recording and span, closed by sg_write_end. */
+  sg_trace *written_trace;
+  int written_span;
   /* Child effects deferred by another thread's flush and released here
    * while this thread's batch is open: they run as its current operation
    * ends, not at the batch's end (schedule.c). Each holds a reference. */

@@ -53,6 +53,49 @@ TEST(effects_run_at_creation_and_per_write) {
   GRAPH_FREE(g);
 }
 
+/* sg_write_begin_unchecked moves the version and marks, running nothing, so a
+ * binding may hold its own lock across it; sg_write_end runs the effects the
+ * write reached, unless an operation of the thread is still open. */
+TEST(effects_write_in_two_steps_run_at_its_end) {
+  sg_graph *g = sg_graph_new();
+  char log[64] = "";
+  cell s;
+  logged e = {.tag = 'e', .log = log};
+  STORED(&s, g, "s", 1);
+  EFFECT(&e.base, g, "e", formula_log, &s);
+  uint64_t version = NODE_VERSION(s.node);
+  s.value = 2;
+  CHECK_EQ(sg_write_begin_unchecked(s.node), SG_OK);
+  CHECK_EQ(NODE_VERSION(s.node), version + 1); /* in the same step as the value */
+  CHECK_EQ(STATE(e.base.node), SG_DIRTY);
+  CHECK_EQ(e.base.runs, 1);
+  CHECK_EQ(sg_write_end(), SG_OK);
+  CHECK_EQ(e.base.runs, 2);
+  CHECK_EQ(e.base.value, 2);
+  CHECK_EQ(sg_write_end(), SG_OK); /* nothing pending: nothing runs */
+  CHECK_EQ(e.base.runs, 2);
+
+  /* Inside a batch, the end leaves the effects to the batch's end. */
+  sg_batch_begin();
+  s.value = 3;
+  CHECK_EQ(sg_write_begin_unchecked(s.node), SG_OK);
+  CHECK_EQ(sg_write_end(), SG_OK);
+  CHECK_EQ(e.base.runs, 2);
+  CHECK_EQ(sg_batch_end(), SG_OK);
+  CHECK_EQ(e.base.runs, 3);
+  CHECK_EQ(e.base.value, 3);
+  CHECK_STR(log, "eee");
+
+  /* A destroyed node refuses the write: nothing is marked. */
+  DESTROY(&e.base);
+  sg_node_hold(s.node);
+  DESTROY(&s);
+  CHECK_EQ(sg_write_begin_unchecked(s.node), SG_ESTALE);
+  CHECK_EQ(sg_write_end(), SG_OK);
+  CHECK_EQ(sg_node_release(s.node), SG_OK);
+  GRAPH_FREE(g);
+}
+
 TEST(effects_batch_runs_once_at_outermost_end) {
   sg_graph *g = sg_graph_new();
   char log[64] = "";

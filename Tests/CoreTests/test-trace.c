@@ -84,6 +84,29 @@ TEST(trace_diamond_everything_cut_off) {
   diamond_free(&m);
 }
 
+/* A write in two steps (sg_write_begin_unchecked, then sg_write_end) records
+ * the chain sg_changed() does: the effects the write reached run in its span. */
+TEST(trace_write_in_two_steps_is_one_chain) {
+  diamond m;
+  diamond_build(&m);
+  REQUIRE(sg_trace_begin(NULL, NULL) == SG_OK);
+  m.a.value = 15; /* sign 1 → 1, tenth 0 → 1 */
+  CHECK_EQ(sg_write_begin_unchecked(m.a.node), SG_OK);
+  CHECK_EQ(m.e.runs, 1); /* marked, nothing run yet */
+  CHECK_EQ(sg_write_end(), SG_OK);
+  CHECK_EQ(m.e.runs, 2);
+  EXPECT_TRACE("write a (diamond.c:1)\n"
+               "  b: dirty\n"
+               "  c: dirty\n"
+               "    d: check\n"
+               "      e: check\n"
+               "  e: ran\n"
+               "    d: recomputed, changed\n"
+               "      b: recomputed, unchanged (cut off)\n"
+               "      c: recomputed, changed\n");
+  diamond_free(&m);
+}
+
 /* b cut off, c changed: d recomputes (once), then e runs. */
 TEST(trace_diamond_one_side_cut_off) {
   diamond m;

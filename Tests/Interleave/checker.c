@@ -277,6 +277,42 @@ static void rollback_check(world *w) {
   DESTROY(&w->s);
 }
 
+/* The Swift wrapper's write: the value stored and the version moved under
+ * the binding lock (sg_write_begin_unchecked), the effects run after it
+ * (sg_write_end). Two such writers against a reader and an effect that
+ * take the binding lock inside their computes: no deadlock (binding lock,
+ * then graph lock, and no compute runs under the graph lock), and every
+ * value read is one a version named. */
+static void two_step_setup(world *w) {
+  STORED(&w->s, w->g, "s", 1);
+  COMPUTED(&w->a, w->g, "d", formula_times_ten, &w->s);
+  EFFECT(&w->c, w->g, "e", formula_copy, &w->a);
+}
+static void two_step_write(world *w, int value) {
+  binding_lock();
+  w->s.value = value;
+  binding_step(); /* stored, not yet marked */
+  CHECK_EQ(sg_write_begin_unchecked(w->s.node), SG_OK);
+  pthread_mutex_unlock(&value_lock);
+  binding_step(); /* marked, effects not yet run */
+  CHECK_EQ(sg_write_end(), SG_OK);
+}
+static void two_step_write_2(void *p) { two_step_write(p, 2); }
+static void two_step_write_3(void *p) { two_step_write(p, 3); }
+static void read_d_any(void *p) {
+  world *w = p;
+  int v = READ(&w->a);
+  CHECK(v == 10 || v == 20 || v == 30);
+}
+static void two_step_check(world *w) {
+  CHECK(w->s.value == 2 || w->s.value == 3);
+  CHECK_EQ(READ(&w->a), w->s.value * 10);
+  CHECK_EQ(w->c.value, w->s.value * 10); /* the effect saw the last value */
+  DESTROY(&w->c);
+  DESTROY(&w->a);
+  DESTROY(&w->s);
+}
+
 /* Two writers and an effect: it ends having seen the last value. */
 static void effect_setup(world *w) {
   STORED(&w->s, w->g, "s", 0);
@@ -567,6 +603,8 @@ static const scenario scenarios[] = {
   {"destroying compute vs release", self_destroying_setup, {read_a_unchecked, release_a},
    self_destroyed_check},
   {"batch rollback vs read", rollback_setup, {write_and_roll_back, read_d}, rollback_check},
+  {"two-step writes vs read vs effect", two_step_setup,
+   {two_step_write_2, two_step_write_3, read_d_any}, two_step_check},
   {"two writers vs an effect", effect_setup, {write_one, write_two}, effect_check},
   {"two readers vs a writer", chain_setup, {read_b_twice, read_b, write_twice}, chain_check},
   {"checked calls vs slot reuse", reuse_setup, {destroy_and_reuse, use_kept_handle}, reuse_check},

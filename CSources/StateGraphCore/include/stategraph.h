@@ -525,6 +525,23 @@ uint64_t sg_node_version_unchecked(sg_node *node);
  * No door (see CHECKED AND UNCHECKED CALLS). Errors: as sg_read(). */
 int sg_read_arm_unchecked(sg_node *node);
 
+/* sg_changed() in two steps, for a binding that keeps each value under a
+ * lock of its own and wants the version to move in the same step as the
+ * value, so that a version it logs always names the value beside it:
+ *
+ *   lock(v); v->value = x; sg_write_begin_unchecked(s); unlock(v);
+ *   sg_write_end();
+ *
+ * sg_write_begin_unchecked() refuses the write or moves the version and
+ * marks dependents, like sg_changed(), but runs no callback: the binding
+ * may hold its lock across it (taking the graph lock inside its own, as in
+ * a batch). sg_write_end() then runs the effects the write reached, when
+ * this is the thread's outermost operation; call it on the same thread,
+ * once the lock is let go, after every begin (also a refused one).
+ * No door, no kind check. Errors: as sg_changed(). */
+int sg_write_begin_unchecked(sg_node *stored);
+int sg_write_end(void);
+
 /* One pointer per thread that a language binding may use for its own
  * per-thread state (a transaction log, say). The library never reads it.
  * Never NULL. */
@@ -536,6 +553,23 @@ void **sg_binding_slot(void);
  * function here). NULL: the value is left alone, as by default. Call it
  * once, before threads exit. */
 void sg_binding_slot_set_destructor(void (*destroy)(void *value));
+
+/* Nonzero while the process has one thread, so that nothing else can look
+ * at a lock word: a binding's own locks may then take and let go with plain
+ * stores, as the graph lock does. Read where the lock is taken or let go,
+ * never cached: it turns 0 when this thread makes a second one and never
+ * comes back, so a lock taken plainly and let go after that uses the atomic
+ * path (and wakes a thread that came to wait meanwhile). glibc keeps the
+ * flag; elsewhere this is always 0. Inline, so a lock pays a load. */
+#if defined(__GLIBC__) && \
+    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+#include <sys/single_threaded.h>
+static inline int sg_process_is_single_threaded(void) {
+  return __libc_single_threaded != 0;
+}
+#else
+static inline int sg_process_is_single_threaded(void) { return 0; }
+#endif
 
 /* ----------------------------------------------------------------- cycles */
 

@@ -30,23 +30,19 @@ struct OpenWrites<Value> {
   struct RestorePoint {
     @usableFromInline var value: Value
     @usableFromInline var revision: UInt64
-    /// The C version that named `value`. For a stored node, meaningful only when
-    /// `versionNamesValue`: false when another thread had stored `value` but not yet
-    /// told the core (`Stored.unpublished`); the value then comes back as a new change.
+    /// The C version that named `value`: a node's value and version move in one step
+    /// under its lock.
     @usableFromInline var version: UInt64
-    @usableFromInline var versionNamesValue: Bool
     /// Runs after the restore, with no lock held (a persisted node writes its backing back).
     @usableFromInline var undo: (() -> Void)?
 
     @inlinable
     init(
-      value: Value, revision: UInt64, version: UInt64, versionNamesValue: Bool,
-      undo: (() -> Void)?
+      value: Value, revision: UInt64, version: UInt64, undo: (() -> Void)?
     ) {
       self.value = value
       self.revision = revision
       self.version = version
-      self.versionNamesValue = versionNamesValue
       self.undo = undo
     }
   }

@@ -2,9 +2,11 @@
   import Darwin
 #elseif canImport(Glibc)
   import Glibc
+  import StateGraphCore
   import Synchronization
 #elseif canImport(Musl)
   import Musl
+  import StateGraphCore
   import Synchronization
 #endif
 
@@ -38,6 +40,12 @@
   // against ~110 instructions for a pthread_mutex pair. A thread that finds
   // the lock taken spins briefly (critical sections are a copy or two), then
   // sleeps on a condition variable shared by every ValueLock.
+  //
+  // While the process has one thread nobody else can look at the word, so both
+  // take plain stores, as glibc's mutexes and the graph lock do: the flag is read
+  // at each step, and turns false only when this thread makes a second one (never
+  // under a value lock: no user code runs there), so an unlock after that takes
+  // the atomic path and wakes whoever came to wait.
   @usableFromInline
   package struct ValueLock: ~Copyable, Sendable {
     /// 0: free. 1: held. 2: held, and a thread may be asleep waiting for it.
@@ -47,14 +55,20 @@
 
     @inlinable @inline(__always)
     package func lock() {
-      if !state.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged {
+      if sg_process_is_single_threaded() != 0, state.load(ordering: .relaxed) == 0 {
+        state.store(1, ordering: .relaxed)
+      } else if !state.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged {
         lockContended()
       }
     }
 
     @inlinable @inline(__always)
     package func unlock() {
-      if state.exchange(0, ordering: .releasing) == 2 { Parking.wakeAll() }
+      if sg_process_is_single_threaded() != 0 {
+        state.store(0, ordering: .relaxed)
+      } else if state.exchange(0, ordering: .releasing) == 2 {
+        Parking.wakeAll()
+      }
     }
 
     @usableFromInline

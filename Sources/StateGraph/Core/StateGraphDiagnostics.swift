@@ -71,7 +71,13 @@ extension GraphCore {
   /// (``StateGraphDiagnostics/isSelfInvalidationWarningEnabled``).
   @inlinable @inline(__always)
   static func changed(_ node: OpaquePointer) {
-    let status = sg_changed_unchecked(node)
+    handleWrite(sg_changed_unchecked(node), of: node)
+  }
+
+  /// What ``changed(_:)`` does with the core's answer, also for a write in two steps
+  /// (`sg_write_begin_unchecked`), once the node's lock is let go: a warning is user code.
+  @inlinable @inline(__always)
+  static func handleWrite(_ status: Int32, of node: OpaquePointer) {
     if status != 0 { refusedChange(status) }
     #if DEBUG
       if sg_current() != nil { checkSelfInvalidation(node) }

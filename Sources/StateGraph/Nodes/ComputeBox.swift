@@ -235,7 +235,7 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
     // The core's lock only: never waits for a callback.
     let before = OpenWrites.RestorePoint(
       value: oldValue, revision: revisionBefore, version: sg_node_version_unchecked(node!),
-      versionNamesValue: true, undo: nil)
+      undo: nil)
     let isFirst = revisions.openWrites.add(
       transaction.id, before: before, revisionWritten: revisions.revision, versionWritten: 0)
     lock.unlock()

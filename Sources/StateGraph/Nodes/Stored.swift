@@ -31,11 +31,6 @@ public final class Stored<Value> {
   // in `side` until an observer, a batch, a handler or a backing asks for it.
   @usableFromInline let node: OpaquePointer
   @usableFromInline let lock = ValueLock()
-  /// Writes outside a batch whose value is stored but whose `sg_changed` has not returned
-  /// yet (it runs effects, so no lock may be held across it): until then the C version
-  /// does not name `value`, which a batch on another thread must know before it logs the
-  /// version or rolls back to one. Guarded by `lock`; 32 bits, to share its word.
-  @usableFromInline @exclusivity(unchecked) var unpublished: UInt32 = 0
   @usableFromInline @exclusivity(unchecked) var value: Value  // guarded by `lock`
   /// Nil for almost every node, so a write checks it and goes on. Made under `lock`,
   /// never replaced; read under `lock`.
@@ -195,9 +190,10 @@ public final class Stored<Value> {
       changeInBatch(transaction, from: oldValue, revisionBefore: revisionBefore, undo: undo)
     } else {
       side?.advanceRevision()
-      unpublished += 1
+      // The version moves with the value, under the lock; the effects run after it.
+      let marked = sg_write_begin_unchecked(node)
       lock.unlock()
-      publish(announced)
+      publish(marked, announced)
     }
   }
 
@@ -241,7 +237,7 @@ public final class Stored<Value> {
       let revisionBefore = side.advanceRevision()
       let before = OpenWrites.RestorePoint(
         value: oldValue, revision: revisionBefore, version: sg_node_version_unchecked(node),
-        versionNamesValue: unpublished == 0, undo: nil)
+        undo: nil)
       GraphCore.wrote(sg_changed_unchecked(node))
       return side.openWrites.add(
         transaction.id, before: before, revisionWritten: side.revision,
@@ -274,7 +270,7 @@ public final class Stored<Value> {
   ) {
     let before = OpenWrites.RestorePoint(
       value: oldValue, revision: revisionBefore, version: sg_node_version_unchecked(node),
-      versionNamesValue: unpublished == 0, undo: undo)
+      undo: undo)
     GraphCore.changed(node)
     let side = madeSide()
     let isFirst = side._withUnsafeGuaranteedRef {
@@ -310,17 +306,15 @@ public final class Stored<Value> {
     return made
   }
 
-  /// Tells the core and Observation about a change made outside a batch; out of line,
+  /// Runs what a change made outside a batch reached (its version moved under `lock`)
+  /// and tells Observation; out of line,
   /// as it runs no value-specific code. `announced` heard `willSet` before the store
   /// and gets its `didSet` after the graph's handlers, so a dependent computed it
   /// reads is already marked.
   @usableFromInline
-  func publish(_ announced: NodeObservation?) {
-    GraphCore.changed(node)  // may run effects: no lock held
-    // Taken again only to count the write as published (see `unpublished`).
-    lock.lock()
-    unpublished -= 1
-    lock.unlock()
+  func publish(_ marked: Int32, _ announced: NodeObservation?) {
+    GraphCore.handleWrite(marked, of: node)
+    GraphCore.wrote(sg_write_end())  // may run effects: no lock held
     announced?.didSet()
   }
 
@@ -347,13 +341,11 @@ extension Stored: Restorable {
       rolledBack.append(value)
       value = write.before.value
       side.revision = write.before.revision
-      if write.before.versionNamesValue, unpublished == 0,
-        sg_node_version_unchecked(node) == write.versionWritten
-      {
+      if sg_node_version_unchecked(node) == write.versionWritten {
         _ = sg_rollback(node, write.before.version)
       } else {
-        // The old version may not name the old value (a write of another thread was
-        // still being published): the value comes back as a new change instead.
+        // The version moved since without the value (a rollback on another thread put
+        // it back): the old value comes back as a new change instead.
         GraphCore.wrote(sg_changed_unchecked(node))
       }
       if let undo = write.before.undo { undos.append(undo) }
@@ -382,7 +374,7 @@ extension Stored: Restorable {
   }
 }
 
-/// Safe to share between threads when the value is: `value`, `unpublished` and `side` (and
+/// Safe to share between threads when the value is: `value` and `side` (and
 /// every field of the side record) are read and written only under `lock`; the other
 /// stored properties are immutable after `init`; the C node is the
 /// core's, which guards it with the graph lock. A value read on one thread and written on another

@@ -173,8 +173,7 @@ final class StoredPersistence<Value>: StorageSlotMember, @unchecked Sendable {
     return owner.madeSide()._withUnsafeGuaranteedRef { side in
       let before = OpenWrites.RestorePoint(
         value: replaced, revision: side.advanceRevision(),
-        version: sg_node_version_unchecked(owner.node), versionNamesValue: owner.unpublished == 0,
-        undo: write.undo)
+        version: sg_node_version_unchecked(owner.node), undo: write.undo)
       GraphCore.wrote(sg_changed_unchecked(owner.node))
       return side.openWrites.add(
         transaction.id, before: before, revisionWritten: side.revision,
