@@ -26,7 +26,7 @@
 #     test-fuzz           libFuzzer on the C core for TEST_FUZZ_SECONDS
 #   make docs             DocC site of the library products (build/docs/site)
 #   make bench            benchmarks (release build)
-#   make bench-compare REF=<commit> [PAIRS=3 FILTER=text]  the same at REF and now, side by side
+#   make bench-compare REF=<commit> [PAIRS=3 FILTER=text SECOND_THREAD=1]  the same at REF and now, side by side
 #   make examples         the C spreadsheet example
 #   make interleave [INTERLEAVE_SCHEDULES=200000]  a long run of the interleaving checker
 #   make fuzz [FUZZ_SECONDS=60]                    a long fuzzing run
@@ -138,7 +138,8 @@ test-bench: deps-glib
 # (Benchmarks/README.md).
 bench-compare: deps-glib deps-python
 	SWIFT="$(SWIFT)" python3 Benchmarks/compare.py "$(REF)" --pairs $(or $(PAIRS),3) \
-	  $(if $(FILTER),--filter "$(FILTER)") $(if $(SAMPLES),--samples $(SAMPLES))
+	  $(if $(FILTER),--filter "$(FILTER)") $(if $(SAMPLES),--samples $(SAMPLES)) \
+	  $(if $(SECOND_THREAD),--second-thread)
 
 # A debug build: the demo prints the same, and a first build skips the optimiser's pass
 # over swift-syntax (the macro plugin's dependency), most of a release build's time.

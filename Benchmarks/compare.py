@@ -2,6 +2,7 @@
 """Benchmarks at a reference commit and at the current tree, side by side.
 
     python3 Benchmarks/compare.py REF [--pairs 3] [--filter TEXT] [--samples N] [--keep DIR]
+                                      [--second-thread] [--instructions]
 
 `make bench-compare REF=<commit>` runs this. Builds the benchmark runner at REF
 (in a temporary git worktree: the Benchmarks package depends on its parent by
@@ -13,6 +14,12 @@ their range over the pairs.
 
 The REF runner, once built, is kept in Benchmarks/.build/compare/<commit>/ and
 reused. A workload present on one side only shows "—" on the other.
+
+A runner is one thread until a workload starts a task, and while a process has
+one thread its locks (glibc's, the graph lock, the value locks) skip their
+atomic operations. `--second-thread` preloads SecondThread/second-thread.c into
+both runners, so that every workload runs as in an application, which always
+has more threads.
 """
 
 import argparse
@@ -236,6 +243,24 @@ def report(ref_label, ref_runs, now_runs):
 PROGRESS = re.compile(r"^\s+(?:ok|FAILED)\s+(.+?)\s+\(\d")
 
 
+def second_thread_preload():
+    """SecondThread/second-thread.so, built next to its source when missing or older."""
+    source = os.path.join(BENCHMARKS, "SecondThread", "second-thread.c")
+    library = os.path.join(BENCHMARKS, ".build", "second-thread.so")
+    if not os.path.exists(library) or os.path.getmtime(library) < os.path.getmtime(source):
+        os.makedirs(os.path.dirname(library), exist_ok=True)
+        subprocess.run([os.environ.get("CC", "cc"), "-O2", "-shared", "-fPIC", source, "-o",
+                        library, "-lpthread"], check=True)
+    return library
+
+
+def runner_environment(second_thread):
+    environment = dict(os.environ)
+    if second_thread:
+        environment["LD_PRELOAD"] = second_thread_preload()
+    return environment
+
+
 def workload_names(binary, filter_text):
     command = [binary, "--quick"] + (["--filter", filter_text] if filter_text else [])
     result = subprocess.run(command, capture_output=True, text=True)
@@ -303,6 +328,8 @@ def main():
     parser.add_argument("--now-binary", help="a runner already built at the working tree")
     parser.add_argument("--instructions", action="store_true",
                         help="instead of timing, count instructions per op with callgrind")
+    parser.add_argument("--second-thread", action="store_true",
+                        help="run both runners with a second, idle thread (see above)")
     parser.add_argument("--ops", type=int, nargs=2, default=[3, 9],
                         help="op counts of the two callgrind runs (default 3 9)")
     args = parser.parse_args()
@@ -333,6 +360,7 @@ def main():
         options += ["--filter", args.filter]
     if args.samples:
         options += ["--samples", str(args.samples)]
+    environment = runner_environment(args.second_thread)
     runs = {"ref": [], "now": []}
     failed = []
     for pair in range(args.pairs):
@@ -342,7 +370,8 @@ def main():
             binary = ref_binary if side == "ref" else now_binary
             label = ref_label if side == "ref" else "now"
             log(f"bench-compare: run {pair + 1}/{args.pairs} at {label}")
-            result = subprocess.run([binary] + options, capture_output=True, text=True)
+            result = subprocess.run([binary] + options, capture_output=True, text=True,
+                                    env=environment)
             runs[side].append(result.stdout)
             if args.keep:
                 os.makedirs(args.keep, exist_ok=True)
@@ -356,7 +385,8 @@ def main():
     now_label = (args.now_binary if args.now_binary else
                  f"the working tree ({git('rev-parse', '--short', 'HEAD')}"
                  f"{'+changes' if git('status', '--porcelain', '--untracked-files=no') else ''})")
-    print(f"# Benchmarks: {ref_label} against {now_label}")
+    print(f"# Benchmarks: {ref_label} against {now_label}"
+          f"{', each runner with a second, idle thread' if args.second_thread else ''}")
     if machine:
         print(machine)
     print()

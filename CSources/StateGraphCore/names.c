@@ -31,6 +31,8 @@ static gboolean label_equal(gconstpointer a, gconstpointer b) {
          (x->file == y->file || strcmp(x->file, y->file) == 0);
 }
 
+static sg_label *label_lookup(const char *name, const char *file, int line);
+
 static sg_label *label_alloc(const char *name, const char *file, int line, bool shared) {
   size_t size = strlen(name) + 1;
   sg_label *l = g_try_malloc(sizeof *l + size);
@@ -45,10 +47,45 @@ static sg_label *label_alloc(const char *name, const char *file, int line, bool 
   return l;
 }
 
+/* The label this thread got last: nodes made at one place in a row (every
+ * instance of a model) find it here, with no hashing and no lock. Compared
+ * by content, as the caller's strings may be buffers it reuses. It holds a
+ * use of its own, let go when the memo moves on or the thread exits
+ * (sg__label_forget_memo). */
+static __thread sg_label *memo;
+
+static bool memo_matches(const char *name, const char *file, int line) {
+  const sg_label *l = memo;
+  return l && l->line == line && strcmp(l->name, name) == 0 &&
+         (l->file == file || strcmp(l->file, file ? file : "") == 0);
+}
+
 sg_label *sg__label_get(const char *name, const char *file, int line) {
+  name = name ? name : "";
+  if (memo_matches(name, file, line)) {
+    SG_ATOMIC_ADD(memo->uses, 1);
+    return memo;
+  }
+  sg_label *l = label_lookup(name, file, line);
+  if (l) {
+    sg_label *forgotten = memo;
+    SG_ATOMIC_ADD(l->uses, 1); /* the memo's */
+    memo = l;
+    sg__label_release(forgotten);
+  }
+  return l;
+}
+
+void sg__label_forget_memo(void) {
+  sg_label *forgotten = memo;
+  memo = NULL;
+  sg__label_release(forgotten);
+}
+
+static sg_label *label_lookup(const char *name, const char *file, int line) {
   sg__lock(&labels_lock);
   if (!labels) labels = g_hash_table_new(label_hash, label_equal);
-  sg_label key = {.name = name ? name : "", .file = file ? file : "", .line = line};
+  sg_label key = {.name = name, .file = file ? file : "", .line = line};
   sg_label *l = g_hash_table_lookup(labels, &key);
   if (l) {
     SG_ATOMIC_ADD(l->uses, 1);

@@ -236,8 +236,10 @@ bool sg__run_owners_first(sg_thread *t, sg_node *e) {
 /* Runs entries from `from` on, including those their runs add; returns
  * where the queue ended. Entries of one graph in a row share one hold of
  * its lock (dropped only around each callback): a write reaching many
- * watchers costs one lock per watcher call, not two. */
-static uint32_t run_entries(sg_thread *t, uint32_t from, int *rc) {
+ * watchers costs one lock per watcher call, not two. The last hold is
+ * handed on in *locked, for drop_entries, unless a run buried a node: its
+ * destroy callback runs as the lock goes, charged to the last entry run. */
+static uint32_t run_entries(sg_thread *t, uint32_t from, int *rc, sg_graph **held) {
   sg_graph *locked = NULL;
   uint32_t i = from;
   for (; i < t->queue.len; i++) { /* grows while we run */
@@ -263,16 +265,20 @@ static uint32_t run_entries(sg_thread *t, uint32_t from, int *rc) {
       }
     }
   }
-  if (locked) sg__graph_unlock(locked);
+  if (locked && locked->graveyard != NULL) {
+    sg__graph_unlock(locked);
+    locked = NULL;
+  }
+  *held = locked;
   return i;
 }
 
 /* Drops the references of entries [from, to), a graph lock per run of
- * entries of one graph. A node buried by it is freed (its destroy callback
- * run) before the next entry, with that entry as the cause: the callback's
- * writes continue its chain. */
-static void drop_entries(sg_thread *t, uint32_t from, uint32_t to) {
-  sg_graph *locked = NULL;
+ * entries of one graph (the first taken over from run_entries, if it kept
+ * one). A node buried by it is freed (its destroy callback run) before the
+ * next entry, with that entry as the cause: the callback's writes continue
+ * its chain. */
+static void drop_entries(sg_thread *t, uint32_t from, uint32_t to, sg_graph *locked) {
   for (uint32_t i = from; i < to; i++) {
     sg_node *e = t->queue.at[i].node;
     if (!e) continue; /* moved further back: the reference went along */
@@ -305,9 +311,13 @@ int sg__flush(sg_thread *t) {
   sg__here.flush_id = t->flush_id;
   sg__here.cause = &t->flush_cause;
   for (uint32_t ran = 0, dropped = 0;;) {
-    ran = run_entries(t, ran, &rc);
-    if (dropped == ran) break;
-    drop_entries(t, dropped, ran);
+    sg_graph *held;
+    ran = run_entries(t, ran, &rc, &held);
+    if (dropped == ran) {
+      if (held) sg__graph_unlock(held);
+      break;
+    }
+    drop_entries(t, dropped, ran, held);
     dropped = t->flush_dropped = ran;
   }
   t->flush_cause = SG_NO_CAUSE;

@@ -438,6 +438,8 @@ sg_label *sg__label_get(const char *name, const char *file, int line);
 sg_label *sg__label_new_name(const char *name);
 void sg__rename_locked(sg_node *n, sg_label *renamed);
 void sg__label_release(const sg_label *label); /* a freed node's, and all it replaced */
+/* Lets go of the label this thread's last sg__label_get kept (thread exit). */
+void sg__label_forget_memo(void);
 /* A node's name as reports show it: "(unnamed)" when it has none. */
 const char *sg__display_name(const char *name);
 /* Appends "name (file:line)": how cycle reports and traces name nodes. */

@@ -43,6 +43,7 @@ static void thread_free(gpointer data) {
     sg__here.frame = NULL;
   }
   sg__trace_thread_exit(t);
+  sg__label_forget_memo();
   for (uint32_t i = 0; i < t->queue.len; i++) {
     sg_node *e = t->queue.at[i].node;
     if (!e) continue; /* moved further back */
