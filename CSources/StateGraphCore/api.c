@@ -208,13 +208,26 @@ static inline bool fresh_unlocked(const sg_node *n) {
   return !SG_PEEK(n->destroyed);
 }
 
+/* A source this run read already, among the first few links: they are
+ * the run's reads so far, stamped with its epoch, in the order it made
+ * them (a read out of the last run's order moves its link before the
+ * cursor). A node with more sources has an index: the locked path uses it. */
+static bool read_before_in_this_run(sg_frame *f, sg_node *n) {
+  int looked = 0;
+  for (sg_link *l = f->node->sources_head; l != f->cursor; l = l->next_source) {
+    if (l->epoch != f->epoch || ++looked > SG_INDEX_THRESHOLD) return false;
+    if (l->source == n) return fresh_unlocked(n);
+  }
+  return false;
+}
+
 /* A callback's read of an up-to-date node that its last run read at the
- * same point: the common case of a re-run, and lock-free. While the frame's
- * node runs, only this thread touches its source links (it owns the node:
- * destroy and verification leave them alone). A write that makes the source
- * stale right after marks the running node through this very link: it runs
- * again. Always inlined: where the caller tested the cursor already, only
- * the first branch is left. */
+ * same point, or that this run read already: the common cases of a re-run,
+ * and lock-free. While the frame's node runs, only this thread touches its
+ * source links (it owns the node: destroy and verification leave them
+ * alone). A write that makes the source stale right after marks the running
+ * node through its link: it runs again. Always inlined: where the caller
+ * tested the cursor already, only the first branch is left. */
 SG_INLINE bool read_fast(sg_frame *f, sg_node *n) {
   if (f->untracked) return false;
   sg_link *l = f->cursor;
@@ -230,7 +243,8 @@ SG_INLINE bool read_fast(sg_frame *f, sg_node *n) {
   sg_link *last = l;
   if (!last && !(last = f->node->sources_head)) return false;
   last = last->prev_source; /* the head's is the tail */
-  return last->source == n && last->epoch == f->epoch && fresh_unlocked(n);
+  if (last->source == n && last->epoch == f->epoch) return fresh_unlocked(n);
+  return read_before_in_this_run(f, n);
 }
 
 /* A callback's re-read of the source its last run read at this point needs

@@ -313,6 +313,45 @@ static void two_step_check(world *w) {
   DESTROY(&w->s);
 }
 
+/* A compute that reads a source again after reading another (s, t, s: the
+ * second read of s is answered from the link its first read stamped,
+ * without the graph lock) against the Swift wrapper's writes of s (see
+ * two_step_write): a run that saw two values of s is run again, so every
+ * value read is 2 * s + t for one s. */
+static int locked_in(cell *self, cell *input) {
+  binding_lock();
+  int v = cell_in(self, input);
+  pthread_mutex_unlock(&value_lock);
+  return v;
+}
+static int formula_s_t_s(cell *self) {
+  int first = locked_in(self, self->in[0]);
+  int t = IN(self, 1);
+  int again = locked_in(self, self->in[0]);
+  return first + t + again;
+}
+static void reread_setup(world *w) {
+  STORED(&w->s, w->g, "s", 1);
+  STORED(&w->b, w->g, "t", 10);
+  COMPUTED(&w->a, w->g, "d", formula_s_t_s, &w->s, &w->b);
+  (void)READ(&w->a);
+}
+static void write_s_twice(void *p) {
+  two_step_write(p, 2);
+  two_step_write(p, 3);
+}
+static void read_d_consistent(void *p) {
+  world *w = p;
+  int v = READ(&w->a);
+  CHECK(v == 12 || v == 14 || v == 16);
+}
+static void reread_check(world *w) {
+  CHECK_EQ(READ(&w->a), 16);
+  DESTROY(&w->a);
+  DESTROY(&w->b);
+  DESTROY(&w->s);
+}
+
 /* Two writers and an effect: it ends having seen the last value. */
 static void effect_setup(world *w) {
   STORED(&w->s, w->g, "s", 0);
@@ -606,6 +645,8 @@ static const scenario scenarios[] = {
   {"two-step writes vs read vs effect", two_step_setup,
    {two_step_write_2, two_step_write_3, read_d_any}, two_step_check},
   {"two writers vs an effect", effect_setup, {write_one, write_two}, effect_check},
+  {"a source read again vs its writes", reread_setup, {write_s_twice, read_d_consistent},
+   reread_check},
   {"two readers vs a writer", chain_setup, {read_b_twice, read_b, write_twice}, chain_check},
   {"checked calls vs slot reuse", reuse_setup, {destroy_and_reuse, use_kept_handle}, reuse_check},
   {"creation vs a stale handle", stale_slot_setup, {create_in_stale_slot, destroy_through_stale_handle},
