@@ -17,7 +17,7 @@ protocol Restorable: AnyObject {
 
 /// The undo log of one ``withGraphBatch(_:)`` on one thread: the nodes the batch changed,
 /// each once (what to put back is in the nodes: see ``OpenWrites``). Logs are reused
-/// (see `ThreadState.spareTransactions`), so a batch allocates nothing in the steady state.
+/// (see `ThreadState.transactions`), so a batch allocates nothing in the steady state.
 ///
 /// A rollback undoes only what its own batch wrote (SQL's rule): a node that another
 /// thread wrote after the batch's last write keeps that newer value; a node that another
@@ -44,6 +44,8 @@ final class Transaction {
   @exclusivity(unchecked) var keyedCompletions: [ObjectIdentifier: (_ sawRollback: Bool) -> Void] = [:]
   /// This batch, or a nested one that handed its completions here, rolled back.
   @exclusivity(unchecked) var sawRollback = false
+  /// The open batch this one is nested in. Unowned: its thread's state holds every log.
+  @exclusivity(unchecked) unowned(unsafe) var parent: Transaction?
 
   /// This thread's innermost open transaction. Inlined: every change asks,
   /// and almost always the answer is nil.
@@ -122,18 +124,28 @@ final class Transaction {
 
   /// The outermost batch committed.
   func commit() {
-    for entry in entries {
-      if let commit = entry.commit { commit(id) } else { entry.owner.batchDidCommit(id) }
+    // Borrowed from the buffer: a copied entry would count two references.
+    entries.withUnsafeBufferPointer { entries in
+      for index in entries.indices {
+        if let commit = entries[index].commit {
+          commit(id)
+        } else {
+          entries[index].owner.batchDidCommit(id)
+        }
+      }
     }
   }
 
   /// Lets go of the logged nodes, keeping the storage for the next batch.
   func reset() {
-    for entry in entries { sg_node_release_unchecked(entry.node) }
+    entries.withUnsafeBufferPointer { entries in
+      for index in entries.indices { sg_node_release_unchecked(entries[index].node) }
+    }
     entries.removeAll(keepingCapacity: true)
     index.removeAll(keepingCapacity: true)
     completions.removeAll(keepingCapacity: true)
     sawRollback = false
     keyedCompletions.removeAll()
+    parent = nil
   }
 }

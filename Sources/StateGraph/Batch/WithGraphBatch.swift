@@ -26,40 +26,62 @@ import StateGraphCore
 /// - Returns: what `body` returns.
 @discardableResult
 public func withGraphBatch<R, Failure: Error>(_ body: () throws(Failure) -> R) throws(Failure) -> R {
-  let state = ThreadState.current
-  if state.staging != nil { return try Staging.run(body) }
-  let parent = state.transaction
-  let transaction = state.spareTransactions.popLast() ?? Transaction()
-  defer {
-    transaction.reset()
-    state.spareTransactions.append(transaction)
-  }
-  state.transaction = transaction
-  sg_batch_begin()
+  guard let batch = Transaction.open() else { return try Staging.run(body) }
+  let result: R
   do {
-    let result = try body()
-    state.transaction = parent
+    result = try body()
+  } catch {
+    batch._withUnsafeGuaranteedRef { $0.close(rollingBack: true) }
+    throw error
+  }
+  batch._withUnsafeGuaranteedRef { $0.close(rollingBack: false) }
+  return result
+}
+
+extension Transaction {
+  /// Opens a batch on this thread with the log of its nesting level; nil inside a staged
+  /// transaction, which stages the batch instead. Unmanaged: the thread's state holds
+  /// its logs. Not generic, so a batch pays no metadata look-up, and no reference is
+  /// counted.
+  static func open() -> Unmanaged<Transaction>? {
+    ThreadState.withCurrent { state in
+      if state.staging != nil { return nil }
+      if state.openTransactions == state.transactions.count {
+        state.transactions.append(Transaction())
+      }
+      let transaction = state.transactions.withUnsafeBufferPointer {
+        Unmanaged.passUnretained($0[state.openTransactions])
+      }
+      state.openTransactions += 1
+      transaction._withUnsafeGuaranteedRef {
+        $0.parent = state.transaction
+        state.transaction = $0
+      }
+      sg_batch_begin()
+      return transaction
+    }
+  }
+
+  /// Ends the batch ``open()`` opened: undoes its writes when its body threw; hands
+  /// them and its completions to the enclosing batch, or commits them and runs the
+  /// completions when it is the outermost; then waits, empty, for the next batch of its
+  /// nesting level.
+  func close(rollingBack: Bool) {
+    if rollingBack {
+      rollback()
+      sawRollback = true
+    }
+    ThreadState.withCurrent { $0.transaction = parent }
     if let parent {
-      transaction.merge(into: parent)
-      transaction.passCompletions(to: parent)
+      if !rollingBack { merge(into: parent) }
+      passCompletions(to: parent)
       GraphCore.wrote(sg_batch_end())
     } else {
       GraphCore.wrote(sg_batch_end())  // graph observers first, as for a single write
-      transaction.commit()
-      transaction.runCompletions()
+      if !rollingBack { commit() }
+      runCompletions()
     }
-    return result
-  } catch {
-    transaction.rollback()
-    transaction.sawRollback = true
-    state.transaction = parent
-    if let parent {
-      transaction.passCompletions(to: parent)
-      GraphCore.wrote(sg_batch_end())
-    } else {
-      GraphCore.wrote(sg_batch_end())
-      transaction.runCompletions()
-    }
-    throw error
+    reset()
+    ThreadState.withCurrent { $0.openTransactions -= 1 }
   }
 }

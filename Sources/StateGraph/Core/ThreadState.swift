@@ -6,8 +6,9 @@ import StateGraphCore
 /// each, on every change and every batch).
 @usableFromInline
 final class ThreadState {
-  /// The innermost open ``withGraphBatch(_:)`` transaction.
-  @usableFromInline @exclusivity(unchecked) var transaction: Transaction?
+  /// The innermost open ``withGraphBatch(_:)`` transaction. Unowned: `transactions`
+  /// holds it, so opening and closing a batch counts no references.
+  @usableFromInline @exclusivity(unchecked) unowned(unsafe) var transaction: Transaction?
   /// The innermost open level of a staged ``withGraphTransaction(_:)`` (Batch/Staging.swift).
   @usableFromInline @exclusivity(unchecked) var staging: Staging?
   /// Staging levels that ended, kept for the next ones (one per nesting level).
@@ -15,8 +16,11 @@ final class ThreadState {
   /// Tests only: called by this thread's next commits once they hold every lock and
   /// applied their first node (Batch/Staging.swift).
   @exclusivity(unchecked) var pauseInCommitForTesting: (() -> Void)?
-  /// Logs of ended batches, kept for the next ones (one per nesting level).
-  @exclusivity(unchecked) var spareTransactions: [Transaction] = []
+  /// The logs of this thread's batches, one per nesting level, made by the first batch
+  /// that nests that deep and reused by the next ones: the first `openTransactions` are
+  /// open, innermost last.
+  @exclusivity(unchecked) var transactions: [Transaction] = []
+  @exclusivity(unchecked) var openTransactions = 0
   /// Where `onChange` & co. register: the innermost `withGraphTracking`
   /// block or tracking-group run.
   @exclusivity(unchecked) var scope: TrackingScope?
@@ -29,6 +33,13 @@ final class ThreadState {
   /// Contexts whose release waits for an outer release on this thread.
   @exclusivity(unchecked) var pendingReleases: [UnsafeMutableRawPointer] = []
   @exclusivity(unchecked) var isReleasing = false
+
+  /// `body` with this thread's state, borrowed: no reference is counted.
+  @inline(__always)
+  static func withCurrent<R>(_ body: (ThreadState) -> R) -> R {
+    guard let raw = sg_binding_slot()!.pointee else { return body(current) }
+    return Unmanaged<ThreadState>.fromOpaque(raw)._withUnsafeGuaranteedRef(body)
+  }
 
   static var current: ThreadState {
     let slot = sg_binding_slot()!

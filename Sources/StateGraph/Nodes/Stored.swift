@@ -291,18 +291,23 @@ public final class Stored<Value> {
   @inlinable
   func madeCommitHook() -> (ObjectIdentifier) -> Void {
     if let commitHook = side.unsafelyUnwrapped.commitHook { return commitHook }
-    // Both unowned: the side record keeps this closure, so a strong capture of it would
-    // be a cycle that outlives the node.
-    let side = self.side.unsafelyUnwrapped
-    let made: (ObjectIdentifier) -> Void = {
-      [unowned(unsafe) self, unowned(unsafe) side] transaction in
-      let registrar = self.lock.withLock {
-        side.openWrites.drop(transaction)
-        return side.observation
+    // Both unmanaged: the side record keeps this closure, so a strong capture of it would
+    // be a cycle that outlives the node; and borrowing them counts no references.
+    let node = Unmanaged.passUnretained(self)
+    let record = Unmanaged.passUnretained(side.unsafelyUnwrapped)
+    let made: (ObjectIdentifier) -> Void = { transaction in
+      node._withUnsafeGuaranteedRef { node in
+        record._withUnsafeGuaranteedRef { side in
+          node.lock.lock()
+          side.openWrites.drop(transaction)
+          // Never replaced once made: the record holds it as long as the node lives.
+          let registrar = side.observation.map { Unmanaged.passUnretained($0) }
+          node.lock.unlock()
+          registrar?._withUnsafeGuaranteedRef { $0.didChange() }
+        }
       }
-      registrar?.didChange()
     }
-    side.commitHook = made
+    side.unsafelyUnwrapped.commitHook = made
     return made
   }
 
