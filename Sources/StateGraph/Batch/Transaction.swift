@@ -50,7 +50,11 @@ final class Transaction {
   /// This thread's innermost open transaction. Inlined: every change asks,
   /// and almost always the answer is nil.
   @inlinable
-  static var current: Transaction? { ThreadState.existing?.transaction }
+  static var current: Transaction? {
+    // The thread's state borrowed: a reference counted here would be paid by every change.
+    guard let raw = sg_binding_slot()!.pointee else { return nil }
+    return Unmanaged<ThreadState>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.transaction }
+  }
 
   /// What nodes know this transaction by, in their ``OpenWrites``. A reused log gets
   /// the same one, harmlessly: it has no open write left by then.

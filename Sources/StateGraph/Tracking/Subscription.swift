@@ -1,3 +1,4 @@
+import StateGraphCore
 #if canImport(Combine)
   import Combine
   // Combine's one type that graph code names (`var subscription: AnyCancellable?` after
@@ -110,7 +111,10 @@ final class TrackingScope: TrackingMember, @unchecked Sendable {
     return try body()
   }
 
-  static var current: TrackingScope? { ThreadState.existing?.scope }
+  static var current: TrackingScope? {
+    guard let raw = sg_binding_slot()!.pointee else { return nil }
+    return Unmanaged<ThreadState>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.scope }
+  }
 }
 
 /// What ``withGraphTracking(_:)`` returns: keep it to keep the handlers
