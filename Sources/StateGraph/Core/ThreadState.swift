@@ -24,8 +24,10 @@ final class ThreadState {
   /// Where `onChange` & co. register: the innermost `withGraphTracking`
   /// block or tracking-group run.
   @exclusivity(unchecked) var scope: TrackingScope?
-  /// Why the handler running on this thread runs (nil outside handlers).
-  @exclusivity(unchecked) var cause: DeliveryCause?
+  /// Why the handler running on this thread runs (nil outside handlers). Unowned: whoever
+  /// sets it holds the cause across the run and puts the outer one back after it, so a
+  /// delivery counts no reference here.
+  @exclusivity(unchecked) unowned(unsafe) var cause: DeliveryCause?
   /// The last handler run that ended on this thread inside the running one.
   @exclusivity(unchecked) var endedRun: DeliveryCause?
   /// A persisted node's backing is saving on this thread (see `StorageSlot`).
