@@ -42,6 +42,7 @@ import StateGraphCore
 /// Each element travels with its ``DeliveryCause``, so handlers that keep
 /// re-running each other through their queues stop with a message instead
 /// of running forever.
+@usableFromInline
 final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   private let lock = ValueLock()
   @exclusivity(unchecked) private var pending: [(Element, DeliveryCause)] = []
@@ -80,6 +81,7 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   /// Runs `element` now when the handler's delivery allows a run right here
   /// (``Delivery/runsInline``) and nothing is queued before it; else queues
   /// it for the actor (or a task of its own).
+  @usableFromInline
   func submit(_ element: Element) {
     let isOnActor = delivery.runsInline
     lock.lock()  // no user code inside: flags only

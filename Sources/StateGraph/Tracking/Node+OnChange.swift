@@ -30,12 +30,19 @@ extension GraphNode {
   ///
   /// `file` and `line` name the handler when handlers keep re-running each
   /// other without end, which stops the program.
+  @inlinable
   public func onChange(
     isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID,
     line: UInt = #line,
     @_inheritActorContext(always) _ handler: @escaping @isolated(any) @Sendable (Value) -> Void
   ) {
-    registerOnChange(file, line, handler) { _ in true }
+    // Made here, so that the caller's module compiles the run for the node's type.
+    registerOnChange(file, line, handler) { deliveries in
+      let value = self.wrappedValue
+      sg_untracked_begin()  // the delivery's reads are not the handler's
+      defer { sg_untracked_end() }
+      deliveries.submit(value)
+    }
   }
 
   /// Like `onChange(isolation:file:line:_:)`, delivering only the values `filter`
@@ -58,10 +65,12 @@ extension GraphNode {
     @_inheritActorContext(always) _ handler: @escaping @isolated(any) @Sendable (Value) -> Void
   ) {
     let state = FilterState(filter)
-    registerOnChange(file, line, handler) { (value: inout Value) in
-      guard let passed = state.send(value) else { return false }
-      value = passed
-      return true
+    registerOnChange(file, line, handler) { deliveries in
+      let value = self.wrappedValue
+      sg_untracked_begin()  // the filter's and the delivery's reads are not the handler's
+      defer { sg_untracked_end() }
+      guard let passed = state.send(value) else { return }
+      deliveries.submit(passed)
     }
   }
 
@@ -70,10 +79,11 @@ extension GraphNode {
   /// ``DeliveryQueue``. `pass` runs in the effect's runs, which never overlap,
   /// untracked. It answers with a flag rather than a `Value?`: this code runs
   /// unspecialised, and an optional would look up its metadata on every run.
+  @usableFromInline
   func registerOnChange(
     _ file: StaticString, _ line: UInt,
     _ handler: @escaping @isolated(any) @Sendable (Value) -> Void,
-    pass: @escaping (inout Value) -> Bool
+    run: @escaping (DeliveryQueue<Value>) -> Void
   ) {
     let scope = TrackingScope.required("onChange")
     let name = "onChange(\(graphName))"
@@ -83,14 +93,7 @@ extension GraphNode {
       Delivery(handler.isolation), label: "\(name) (\(file):\(line))",
       run: IsolatedHandler.plain(handler))
     scope.add(deliveries)
-    scope.add(
-      GraphEffect(name: name, file: file, line: line) {
-        var value = self.wrappedValue
-        sg_untracked_begin()  // the filter's and the delivery's reads are not the handler's
-        defer { sg_untracked_end() }
-        guard pass(&value) else { return }
-        deliveries.submit(value)
-      })
+    scope.add(GraphEffect(name: name, file: file, line: line) { run(deliveries) })
   }
 }
 
@@ -100,13 +103,19 @@ extension GraphNode where Value: Equatable {
   /// them; it runs as the `onChange(isolation:file:line:_:)` of any value
   /// does. ``GraphNode/onChange(filter:isolation:file:line:_:)`` takes
   /// another filter.
+  @inlinable
   public func onChange(
     isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID,
     line: UInt = #line,
     @_inheritActorContext(always) _ handler: @escaping @isolated(any) @Sendable (Value) -> Void
   ) {
     let last = LastValue<Value>()
-    registerOnChange(file, line, handler) { last.update($0) }
+    registerOnChange(file, line, handler) { deliveries in
+      let value = self.wrappedValue
+      sg_untracked_begin()  // the comparison's and the delivery's reads are not the handler's
+      defer { sg_untracked_end() }
+      if last.update(value) { deliveries.submit(value) }
+    }
   }
 }
 
@@ -125,12 +134,15 @@ final class FilterState<Filter: GraphFilter>: @unchecked Sendable {
 /// `onChange(_:)` of `Equatable` values. Runs of one effect never overlap (the
 /// core runs a node on one thread at a time), so no lock is needed, nor
 /// exclusivity checks.
+@usableFromInline
 final class LastValue<Value: Equatable>: @unchecked Sendable {
-  // A pointer and a flag rather than `Value?`: this generic code runs
-  // unspecialised, and would look up `Optional<Value>`'s metadata on every
-  // update (as the compute box would; see Nodes/ComputeBox.swift).
-  private let storage = UnsafeMutablePointer<Value>.allocate(capacity: 1)
-  @exclusivity(unchecked) private var hasValue = false
+  // A pointer and a flag rather than `Value?`: the deinit runs unspecialised, and
+  // would look up `Optional<Value>`'s metadata (as the compute box would; see
+  // Nodes/ComputeBox.swift).
+  @usableFromInline let storage = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+  @usableFromInline @exclusivity(unchecked) var hasValue = false
+
+  @inlinable init() {}
 
   deinit {
     if hasValue { storage.deinitialize(count: 1) }
@@ -138,7 +150,9 @@ final class LastValue<Value: Equatable>: @unchecked Sendable {
   }
 
   /// Records `next` and returns true when it differs from the last value
-  /// recorded (or is the first).
+  /// recorded (or is the first). Inlinable: the caller's module compares with the
+  /// value type's own `==`.
+  @inlinable
   func update(_ next: Value) -> Bool {
     guard hasValue else {
       storage.initialize(to: next)
