@@ -452,11 +452,12 @@ int sg_read_arm_unchecked(sg_node *n) {
 
 /* ---------------------------------------------------------- transactions */
 
+/* Lock-free: every store of a version is published (docs/core-protocol.md,
+ * "What is shared, and what guards it"), and a binding reads it under its own
+ * value lock, which every change of the node's value and version holds. */
 uint64_t sg_node_version_unchecked(sg_node *n) {
-  sg__graph_lock(n->graph);
-  uint64_t v = n->version;
-  sg__graph_unlock(n->graph);
-  return v;
+  sg__point("lock-free version read");
+  return SG_PEEK(n->version);
 }
 
 int sg_node_version(sg_node *n, uint64_t *version) {

@@ -515,8 +515,9 @@ int sg_node_arm_unchecked(sg_node *node);
  * a layer that owns every handle it passes and keeps per-thread state of
  * its own. A C program that uses the graph directly does not need them. */
 
-/* The version without the door, for a binding's transaction log. Takes the
- * graph lock, never waits for a callback. */
+/* The version without the door, for a binding's transaction log. Takes no
+ * lock: an acquire load of the version every change publishes (read it under
+ * the lock that guards the node's value, and it names that value). */
 uint64_t sg_node_version_unchecked(sg_node *node);
 
 /* Outside callbacks: sg_read() and sg_node_arm() under one lock, so no
