@@ -84,6 +84,18 @@ TEST(trace_diamond_everything_cut_off) {
   diamond_free(&m);
 }
 
+/* a = 15 after 1: sign 1 → 1 (b cut off), tenth 0 → 1 (c changed): d
+ * recomputes once, then e runs. */
+static const char one_side_cut_off[] = "write a (diamond.c:1)\n"
+                                       "  b: dirty\n"
+                                       "  c: dirty\n"
+                                       "    d: check\n"
+                                       "      e: check\n"
+                                       "  e: ran\n"
+                                       "    d: recomputed, changed\n"
+                                       "      b: recomputed, unchanged (cut off)\n"
+                                       "      c: recomputed, changed\n";
+
 /* A write in two steps (sg_write_begin_unchecked, then sg_write_end) records
  * the chain sg_changed() does: the effects the write reached run in its span. */
 TEST(trace_write_in_two_steps_is_one_chain) {
@@ -95,15 +107,7 @@ TEST(trace_write_in_two_steps_is_one_chain) {
   CHECK_EQ(m.e.runs, 1); /* marked, nothing run yet */
   CHECK_EQ(sg_write_end(), SG_OK);
   CHECK_EQ(m.e.runs, 2);
-  EXPECT_TRACE("write a (diamond.c:1)\n"
-               "  b: dirty\n"
-               "  c: dirty\n"
-               "    d: check\n"
-               "      e: check\n"
-               "  e: ran\n"
-               "    d: recomputed, changed\n"
-               "      b: recomputed, unchanged (cut off)\n"
-               "      c: recomputed, changed\n");
+  EXPECT_TRACE(one_side_cut_off);
   diamond_free(&m);
 }
 
@@ -116,15 +120,7 @@ TEST(trace_diamond_one_side_cut_off) {
   sg_trace *trace = NULL;
   REQUIRE(sg_trace_end(&trace) == SG_OK);
   char *text = trace_text(trace);
-  CHECK_STR(text, "write a (diamond.c:1)\n"
-                  "  b: dirty\n"
-                  "  c: dirty\n"
-                  "    d: check\n"
-                  "      e: check\n"
-                  "  e: ran\n"
-                  "    d: recomputed, changed\n"
-                  "      b: recomputed, unchanged (cut off)\n"
-                  "      c: recomputed, changed\n");
+  CHECK_STR(text, one_side_cut_off);
   free(text);
 
   /* The same chain, field by field. */
