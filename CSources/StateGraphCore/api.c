@@ -262,9 +262,7 @@ int sg_read(sg_node *n) {
   return rc;
 }
 
-int sg_read_unchecked(sg_node *n) {
-  sg_thread *t = sg__thread();
-  sg_frame *f = t->frame;
+SG_INLINE int read_in(sg_thread *t, sg_frame *f, sg_node *n) {
   /* First the common case, a re-run's read of the source its last run read
    * at this point: that link's source is in the frame's graph and is no
    * effect (nobody reads one), so the tests below are answered already. */
@@ -279,6 +277,18 @@ int sg_read_unchecked(sg_node *n) {
     return SG_OK;
   }
   return read_locked(t, n, false);
+}
+
+int sg_read_unchecked(sg_node *n) {
+  sg_thread *t = sg__thread();
+  return read_in(t, t->frame, n);
+}
+
+int sg_read_where_unchecked(sg_node *n) {
+  sg_thread *t = sg__thread();
+  sg_frame *f = t->frame;
+  int rc = read_in(t, f, n);
+  return rc < 0 ? rc : f != NULL;
 }
 
 /* -------------------------------------------------------------- writing */

@@ -87,3 +87,30 @@ TEST(lazy_no_read_no_run) {
   DESTROY(&a);
   GRAPH_FREE(g);
 }
+
+/* sg_read_where_unchecked reads as sg_read_unchecked does and says where:
+ * 1 inside a callback (the read is recorded), 0 outside, or the error. */
+static int where_inside;
+static int formula_where(cell *self) {
+  where_inside = sg_read_where_unchecked(self->in[0]->node);
+  return self->in[0]->value + 1;
+}
+
+TEST(lazy_read_where_says_inside_or_outside) {
+  sg_graph *g = sg_graph_new();
+  cell a, b, e;
+  STORED(&a, g, "a", 2);
+  COMPUTED(&b, g, "b", formula_where, &a);
+  EFFECT(&e, g, "e", formula_copy, &a);
+  CHECK_EQ(sg_read_where_unchecked(b.node), 0); /* outside: runs b */
+  CHECK_EQ(b.runs, 1);
+  CHECK_EQ(where_inside, 1);
+  CHECK_EQ(SOURCE_COUNT(b.node), 1); /* recorded, as sg_read_unchecked records */
+  CHECK_EQ(b.value, 3);
+  CHECK_EQ(sg_read_where_unchecked(a.node), 0);
+  CHECK_EQ(sg_read_where_unchecked(e.node), SG_EKIND);
+  DESTROY(&e);
+  DESTROY(&b);
+  DESTROY(&a);
+  GRAPH_FREE(g);
+}

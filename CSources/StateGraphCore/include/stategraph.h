@@ -526,6 +526,13 @@ uint64_t sg_node_version_unchecked(sg_node *node);
  * No door (see CHECKED AND UNCHECKED CALLS). Errors: as sg_read(). */
 int sg_read_arm_unchecked(sg_node *node);
 
+/* sg_read_unchecked() that also says where it ran: 1 inside a callback (the
+ * read is the running node's dependency, as sg_current() would say), 0
+ * outside one, or an error as sg_read(). One call for a binding that treats
+ * reads outside callbacks differently (registers them with an observation
+ * system of its own). No door. */
+int sg_read_where_unchecked(sg_node *node);
+
 /* sg_changed() in two steps, for a binding that keeps each value under a
  * lock of its own and wants the version to move in the same step as the
  * value, so that a version it logs always names the value beside it:

@@ -58,6 +58,15 @@ enum GraphCore {
     if status != 0 { fail(status, node) }
   }
 
+  /// ``read(_:)`` that also answers whether it was made outside any computation (one
+  /// call where ``read(_:)`` and ``isComputing`` would make two).
+  @inlinable @inline(__always)
+  static func readSayingIfOutside(_ node: OpaquePointer) -> Bool {
+    let status = sg_read_where_unchecked(node)
+    if status < 0 { fail(status, node) }
+    return status == 0
+  }
+
   /// ``read(_:)`` that also arms the node's watcher (a computed node read outside
   /// computations, for Observation).
   @inlinable @inline(__always)

@@ -78,8 +78,7 @@ public final class Stored<Value> {
   public var wrappedValue: Value {
     get {
       if let staging = Staging.current { return stagedRead(staging) }
-      GraphCore.read(node)
-      let isOutside = !GraphCore.isComputing
+      let isOutside = GraphCore.readSayingIfOutside(node)
       lock.lock()
       // Made before the value is read, under the same lock: a write that
       // found none (and told Observation nothing) came before this read,
