@@ -6,27 +6,33 @@ import StateGraphCore
 /// `@unchecked Sendable`: the protocol below is what makes it safe. `run` is
 /// not Sendable: only the runner calls it, with the handler's isolation.
 ///
-/// The protocol (every field below is read and written under `lock` only):
+/// The protocol (every field below but `state` is read and written under `lock` only):
 ///
 /// - `pending`: elements not yet taken, oldest first. Anyone appends; only
 ///   the runner takes, the whole buffer at once (so a run element is released
 ///   outside the lock), and runs its elements in order before taking again.
 /// - `queuedCount`: how many elements `pending` holds.
-/// - `isRunning`: one runner owns the queue. It is set by whoever starts
-///   running: a submitter already on the handler's actor (inline, the common
-///   case) or the drain task hopped to the actor. Only the runner clears it,
-///   and only in the same critical section in which it finds the queue empty
-///   or cancelled, so an element appended meanwhile is always either seen by
-///   the runner or finds the flag clear and starts a runner itself.
+/// - `state` (``RunState``): `running`, one runner owns the queue, and
+///   `attention`, set by `lock`'s holder whenever an element is queued, a waiter
+///   waits, a drain task is in flight or the queue is cancelled. A submitter
+///   already on the handler's actor (the common case) takes an idle queue with
+///   one compare-and-swap from nothing to `running`, runs its element, and gives
+///   the queue back with one from `running` to nothing, taking no lock. Any other
+///   start (a submitter or drain task under `lock`, seeing no `running`) and
+///   every stop that finds `attention` happen under `lock`. Setting `attention`
+///   returns the word it replaced, so a runner on its way out either fails its
+///   compare-and-swap and looks under the lock, or was out before: then the
+///   setter saw no `running` and starts a runner itself. So an element appended
+///   is always either seen by the runner or starts one.
 /// - `isScheduled`: a drain task was sent to the actor and has not started;
 ///   at most one is in flight, so hops never pile up nor overtake each other.
 /// - `isCancelled`: set once, never cleared. The runner checks it under the
 ///   lock right before each run, so once `cancel` has returned no element
 ///   starts running; a run already started finishes.
-/// - `idleWaiters`: resumed by the runner when it clears `isRunning`.
+/// - `idleWaiters`: resumed by the runner when it stops running.
 /// - `settleWaiters`: resumed once nothing is running, queued or scheduled:
-///   by the runner when it clears `isRunning` with no drain task in flight,
-///   or by `cancel` when it finds the queue so.
+///   by the runner when it stops with no drain task in flight, or by `cancel`
+///   or `settle` when they find the queue so.
 /// - `waiterCount`: how many both lists hold, tested instead of the lists.
 ///
 /// A drain task that reached the actor starts at once: no queue waits for
@@ -34,7 +40,7 @@ import StateGraphCore
 /// groups it created) is the core's, kept where the runs are asked for (see
 /// ``TrackingGroup``, "Owners first").
 ///
-/// A submitter that finds `isRunning` set only appends: either another thread
+/// A submitter that finds the queue running only appends: either another thread
 /// runs the queue on the actor, or the runner is up this thread's stack (a
 /// handler that wrote to the graph), which then runs the element after the
 /// current one, never recursively.
@@ -50,7 +56,7 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   /// each use of the generic buffer asks the runtime for its metadata, which
   /// costs more than the rest of a delivery that queues nothing.
   @exclusivity(unchecked) private var queuedCount = 0
-  @exclusivity(unchecked) private var isRunning = false
+  private let state = RunState()
   @exclusivity(unchecked) private var isScheduled = false
   @exclusivity(unchecked) private var isCancelled = false
   @exclusivity(unchecked) private var idleWaiters: [CheckedContinuation<Void, Never>] = []
@@ -84,13 +90,18 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   @usableFromInline
   func submit(_ element: Element) {
     let isOnActor = delivery.runsInline
+    if isOnActor, state.tryStart() {  // the common case: an idle queue, no lock
+      runHere(element)
+      if !state.tryStop() { drain() }
+      return
+    }
     lock.lock()  // no user code inside: flags only
     if isCancelled {
       lock.unlock()
       return
     }
-    if isOnActor, !isRunning, queuedCount == 0 {  // the common case: nothing queued, no buffer
-      isRunning = true
+    // Idle but for a waiter or a drain task on its way: run it here all the same.
+    if isOnActor, queuedCount == 0, state.set(RunState.running) & RunState.running == 0 {
       lock.unlock()
       runHere(element)
       drain()
@@ -135,12 +146,13 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
     }
     append(element, cause)
     queuedCount += 1
-    if isRunning {
+    // `running` too when on the actor: the runner, if none was, is this thread.
+    let before = state.set(RunState.attention | (isOnActor ? RunState.running : 0))
+    if before & RunState.running != 0 {
       lock.unlock()
       return
     }
     if isOnActor {
-      isRunning = true
       lock.unlock()
       drain()
       return
@@ -175,14 +187,13 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
       lock.unlock()
       return true
     }
-    if isRunning || queuedCount != 0 {
+    if queuedCount != 0 || self.state.set(RunState.running) & RunState.running != 0 {
       lock.unlock()
       return false
     }
-    isRunning = true
     lock.unlock()
     cause.run(in: state, body)
-    drain()
+    if !self.state.tryStop() { drain() }
     return true
   }
 
@@ -190,11 +201,11 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   private func drainOnActor() {
     lock.lock()  // flags only
     isScheduled = false
-    if isRunning {  // a runner on the actor took over meanwhile
+    // A runner on the actor that took over meanwhile sees `attention`, still set.
+    if state.set(RunState.running) & RunState.running != 0 {
       lock.unlock()
       return
     }
-    isRunning = true
     lock.unlock()
     drain()
   }
@@ -205,8 +216,8 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
     while true {
       lock.lock()  // takes the buffer; the runs happen outside
       if isCancelled || queuedCount == 0 {
-        isRunning = false
         if waiterCount == 0 {  // the usual case
+          stopRunning()
           lock.unlock()
           return
         }
@@ -216,8 +227,22 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
     }
   }
 
-  /// The runner's wake-ups as it clears `isRunning` (`lock` is held on
-  /// entry and released here).
+  /// The runner gives the queue back, keeping `attention` only while something needs
+  /// it. Under `lock`: while the queue runs, nobody else changes its word.
+  private func stopRunning() {
+    let needsAttention = isCancelled || queuedCount != 0 || waiterCount != 0 || isScheduled
+    state.clear(needsAttention ? RunState.running : RunState.running | RunState.attention)
+  }
+
+  /// Clears `attention` that nothing needs any more. Under `lock`, with no runner.
+  private func settleAttention() {
+    if !isCancelled, queuedCount == 0, waiterCount == 0, !isScheduled {
+      state.clear(RunState.attention)
+    }
+  }
+
+  /// The runner's wake-ups as it stops running (`lock` is held on entry and
+  /// released here).
   @inline(never)
   private func resumeWaiters() {
     var waiters = idleWaiters
@@ -227,6 +252,7 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
       settleWaiters = []
     }
     waiterCount = settleWaiters.count
+    stopRunning()
     lock.unlock()
     for waiter in waiters { waiter.resume() }
   }
@@ -263,12 +289,14 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   var isIdle: Bool {
     lock.lock()  // flags only
     defer { lock.unlock() }
-    return isCancelled || (!isRunning && !isScheduled && queuedCount == 0)
+    return isCancelled || (!state.isRunning && !isScheduled && queuedCount == 0)
   }
 
   func cancel(_ inProgress: inout [any TrackingMember]) {
     lock.lock()  // flags and the buffer only
     isCancelled = true
+    // Asked before the look at `running`: a runner still running sees it on its way out.
+    let isRunning = state.set(RunState.attention) & RunState.running != 0
     let dropped = pending
     pending = []
     queuedCount = 0
@@ -287,7 +315,9 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   func waitUntilIdle() async {
     await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
       lock.lock()  // registers the waiter; the runner resumes it outside the lock
-      if !isRunning {
+      // Attention first: a runner then either sees it on its way out or was out.
+      if state.set(RunState.attention) & RunState.running == 0 {
+        settleAttention()
         lock.unlock()
         waiter.resume()
         return
@@ -302,12 +332,15 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
   /// true when it had to wait for that.
   func settle() async -> Bool {
     lock.lock()  // a quick look first: most queues are idle
-    let isIdle = !isRunning && !isScheduled && (queuedCount == 0 || isCancelled)
+    let isIdle = !state.isRunning && !isScheduled && (queuedCount == 0 || isCancelled)
     lock.unlock()
     if isIdle { return false }
     await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
       lock.lock()  // registers the waiter; the runner resumes it outside the lock
+      // Attention first: a runner then either sees it on its way out or was out.
+      let isRunning = state.set(RunState.attention) & RunState.running != 0
       if !isRunning, !isScheduled, queuedCount == 0 || isCancelled {
+        settleAttention()
         lock.unlock()
         waiter.resume()
         return
