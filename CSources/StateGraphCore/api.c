@@ -384,10 +384,12 @@ int sg_changed_unchecked(sg_node *n) {
   return rc ? rc : sg__flush_if_outermost(t);
 }
 
+/* The first begin that no end has followed yet opens the span that end
+ * closes: later ones nest under it, so closing it closes them all. */
 static __attribute__((noinline)) int write_begin_traced(sg_thread *t, sg_node *n) {
   int span;
   int rc = mark_written(t, n, t->trace, &span);
-  if (rc == SG_OK) { /* closed by sg_write_end, after the effects it reached */
+  if (rc == SG_OK && t->written_trace == NULL) {
     t->written_trace = t->trace;
     t->written_span = span;
   }
@@ -463,8 +465,9 @@ int sg_read_arm_unchecked(sg_node *n) {
 /* ---------------------------------------------------------- transactions */
 
 /* Lock-free: every store of a version is published (docs/core-protocol.md,
- * "What is shared, and what guards it"), and a binding reads it under its own
- * value lock, which every change of the node's value and version holds. */
+ * "What is shared, and what guards it"). A binding reads a stored node's
+ * under its own value lock, which every change of that node's value and
+ * version holds; a computed node's moves after its run returns. */
 uint64_t sg_node_version_unchecked(sg_node *n) {
   sg__point("lock-free version read");
   return SG_PEEK(n->version);

@@ -273,10 +273,11 @@ struct sg_node {
  * pass the scheduling points in test builds; these are the lock itself. */
 #ifdef __linux__
 /* While the process has one thread, nobody else can look at the word:
- * glibc says so (it never goes back to true once a second thread was
- * made, and the lock is never held across making one: no user code runs
- * under it), and the lock skips its atomic operations, as glibc's own
- * does. */
+ * glibc says so, and the lock skips its atomic operations, as glibc's own
+ * does. The flag never goes back to true once a second thread was made,
+ * and only this thread can make that one while it is the only one: a lock
+ * taken plainly and let go after that reads the flag again, takes the
+ * atomic path and wakes whoever came to wait. */
 #define SG_SINGLE_THREADED() (sg_process_is_single_threaded() != 0)
 typedef struct sg_glock {
   uint32_t word;     /* 0 free, 1 held, 2 held and maybe waited for */
@@ -420,7 +421,9 @@ struct sg_label {
   const char *name; /* "" for none: points at `text` */
   const char *file; /* interned: lives as long as the process */
   int line;
-  /* Atomic: nodes naming it (a shared label). Taken under the labels lock;
+  /* Atomic: nodes naming it (a shared label), and the memo of each thread
+   * that made or found it last (names.c). Taken under the labels lock, or
+   * without it through a memo, whose own use keeps the count above zero;
    * let go without it but for the last use, which removes the label. */
   uint32_t uses;
   /* A rename's label, private to its node: the label it replaced, kept

@@ -114,3 +114,29 @@ TEST(lazy_read_where_says_inside_or_outside) {
   DESTROY(&a);
   GRAPH_FREE(g);
 }
+
+/* sg_read_where_unchecked inside an untracked section of a callback answers
+ * 1, inside a callback, and records no dependency: the Swift getter skips
+ * Observation for any read inside a callback, as it did asking sg_current(). */
+static int where_untracked;
+static int formula_where_untracked(cell *self) {
+  sg_untracked_begin();
+  where_untracked = sg_read_where_unchecked(self->in[1]->node);
+  sg_untracked_end();
+  return IN(self, 0);
+}
+
+TEST(lazy_read_where_in_untracked_section) {
+  sg_graph *g = sg_graph_new();
+  cell a, x, b;
+  STORED(&a, g, "a", 2);
+  STORED(&x, g, "x", 5);
+  COMPUTED(&b, g, "b", formula_where_untracked, &a, &x);
+  CHECK_EQ(READ(&b), 2);
+  CHECK_EQ(where_untracked, 1); /* "inside" */
+  CHECK_EQ(SOURCE_COUNT(b.node), 1); /* but x is no dependency */
+  DESTROY(&b);
+  DESTROY(&x);
+  DESTROY(&a);
+  GRAPH_FREE(g);
+}

@@ -200,3 +200,46 @@ TEST(threads_checked_calls_race_destroy_and_slot_reuse) {
   for (int i = 0; i < CHURN_SLOTS; i++) CHECK_EQ(sg_node_destroy(atomic_load(&c.slots[i])), SG_OK);
   GRAPH_FREE(c.graph);
 }
+
+/* The per-thread label memo. A thread makes nodes at one place (its
+ * memo keeps that label), renames one, and exits while the nodes live on;
+ * the main thread reads their names, frees them, and makes a node at the
+ * same place again. ASan/valgrind: no label is used after it is freed, and
+ * the exiting thread's memo use is let go (no leak). */
+typedef struct label_job {
+  sg_graph *g;
+  sg_node *made[3];
+  char name[32];
+} label_job;
+
+static void *label_job_main(void *arg) {
+  label_job *job = arg;
+  for (int i = 0; i < 3; i++) {
+    /* a reused buffer, as the memo compares by content */
+    snprintf(job->name, sizeof job->name, "Item.title");
+    sg_node_info info = {.name = job->name, .file = "item.c", .line = 7};
+    CHECK_EQ(sg_stored_new(job->g, &info, &job->made[i]), SG_OK);
+    memset(job->name, 'x', sizeof job->name - 1);
+  }
+  CHECK_EQ(sg_node_set_name(job->made[1], "Item.renamed"), SG_OK);
+  return NULL;
+}
+
+TEST(threads_label_memo_outlives_nothing) {
+  sg_graph *g = sg_graph_new();
+  label_job job = {.g = g};
+  pthread_t t = spawn_thread(label_job_main, &job, 0);
+  pthread_join(t, NULL); /* its memo is let go as it exits */
+  CHECK_STR(DESCRIBE(job.made[0]).name, "Item.title");
+  CHECK_STR(DESCRIBE(job.made[1]).name, "Item.renamed");
+  CHECK_STR(DESCRIBE(job.made[2]).name, "Item.title");
+  CHECK(DESCRIBE(job.made[0]).name == DESCRIBE(job.made[2]).name); /* one label */
+  for (int i = 0; i < 3; i++) CHECK_EQ(sg_node_destroy(job.made[i]), SG_OK);
+  /* the label is gone with its last node (no memo of this thread held it) */
+  sg_node_info info = {.name = "Item.title", .file = "item.c", .line = 7};
+  sg_node *again = NULL;
+  CHECK_EQ(sg_stored_new(g, &info, &again), SG_OK);
+  CHECK_STR(DESCRIBE(again).name, "Item.title");
+  CHECK_EQ(sg_node_destroy(again), SG_OK);
+  GRAPH_FREE(g);
+}

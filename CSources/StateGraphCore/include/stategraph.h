@@ -516,8 +516,10 @@ int sg_node_arm_unchecked(sg_node *node);
  * its own. A C program that uses the graph directly does not need them. */
 
 /* The version without the door, for a binding's transaction log. Takes no
- * lock: an acquire load of the version every change publishes (read it under
- * the lock that guards the node's value, and it names that value). */
+ * lock: an acquire load of the version every change publishes. Read under
+ * the lock that guards a stored node's value, it names that value; a
+ * computed node's version moves once its run has returned, so read during
+ * the run it names the value the run replaces. */
 uint64_t sg_node_version_unchecked(sg_node *node);
 
 /* Outside callbacks: sg_read() and sg_node_arm() under one lock, so no
@@ -526,11 +528,11 @@ uint64_t sg_node_version_unchecked(sg_node *node);
  * No door (see CHECKED AND UNCHECKED CALLS). Errors: as sg_read(). */
 int sg_read_arm_unchecked(sg_node *node);
 
-/* sg_read_unchecked() that also says where it ran: 1 inside a callback (the
- * read is the running node's dependency, as sg_current() would say), 0
- * outside one, or an error as sg_read(). One call for a binding that treats
- * reads outside callbacks differently (registers them with an observation
- * system of its own). No door. */
+/* sg_read_unchecked() that also says where it ran: 1 inside a callback (as
+ * sg_current() would say: the read is the running node's dependency unless
+ * made in an untracked section), 0 outside one, or an error as sg_read().
+ * One call for a binding that treats reads outside callbacks differently
+ * (registers them with an observation system of its own). No door. */
 int sg_read_where_unchecked(sg_node *node);
 
 /* sg_changed() in two steps, for a binding that keeps each value under a
@@ -545,7 +547,9 @@ int sg_read_where_unchecked(sg_node *node);
  * may hold its lock across it (taking the graph lock inside its own, as in
  * a batch). sg_write_end() then runs the effects the write reached, when
  * this is the thread's outermost operation; call it on the same thread,
- * once the lock is let go, after every begin (also a refused one).
+ * once the lock is let go, after every begin (also a refused one). Begins
+ * may come before their ends (a binding holding two locks): the first end
+ * runs what all of them reached, and closes their traced writes.
  * No door, no kind check. Errors: as sg_changed(). */
 int sg_write_begin_unchecked(sg_node *stored);
 int sg_write_end(void);

@@ -42,10 +42,10 @@
   // sleeps on a condition variable shared by every ValueLock.
   //
   // While the process has one thread nobody else can look at the word, so both
-  // take plain stores, as glibc's mutexes and the graph lock do: the flag is read
-  // at each step, and turns false only when this thread makes a second one (never
-  // under a value lock: no user code runs there), so an unlock after that takes
-  // the atomic path and wakes whoever came to wait.
+  // take plain stores, as glibc's mutexes and the graph lock do. The flag is read
+  // at each step and turns false only when this thread makes a second one (even
+  // under the lock: a value's `==` or deinit may run there), so an unlock after
+  // that takes the atomic path and wakes whoever came to wait.
   @usableFromInline
   package struct ValueLock: ~Copyable, Sendable {
     /// 0: free. 1: held. 2: held, and a thread may be asleep waiting for it.
