@@ -31,8 +31,6 @@ static gboolean label_equal(gconstpointer a, gconstpointer b) {
          (x->file == y->file || strcmp(x->file, y->file) == 0);
 }
 
-static sg_label *label_lookup(const char *name, const char *file, int line);
-
 static sg_label *label_alloc(const char *name, const char *file, int line, bool shared) {
   size_t size = strlen(name) + 1;
   sg_label *l = g_try_malloc(sizeof *l + size);
@@ -47,6 +45,21 @@ static sg_label *label_alloc(const char *name, const char *file, int line, bool 
   return l;
 }
 
+/* The shared label for *key, with one use more, made if none is. */
+static sg_label *label_lookup(const sg_label *key) {
+  sg__lock(&labels_lock);
+  if (!labels) labels = g_hash_table_new(label_hash, label_equal);
+  sg_label *l = g_hash_table_lookup(labels, key);
+  if (l) {
+    SG_ATOMIC_ADD(l->uses, 1);
+  } else if ((l = label_alloc(key->name, g_intern_string(key->file), key->line, true))) {
+    /* File names are few: one copy each, for the life of the process. */
+    g_hash_table_add(labels, l);
+  }
+  sg__unlock(&labels_lock);
+  return l;
+}
+
 /* The label this thread got last: nodes made at one place in a row (every
  * instance of a model) find it here, with no hashing and no lock. Compared
  * by content, as the caller's strings may be buffers it reuses. It holds a
@@ -54,19 +67,13 @@ static sg_label *label_alloc(const char *name, const char *file, int line, bool 
  * (sg__label_forget_memo). */
 static __thread sg_label *memo;
 
-static bool memo_matches(const char *name, const char *file, int line) {
-  const sg_label *l = memo;
-  return l && l->line == line && strcmp(l->name, name) == 0 &&
-         (l->file == file || strcmp(l->file, file ? file : "") == 0);
-}
-
 sg_label *sg__label_get(const char *name, const char *file, int line) {
-  name = name ? name : "";
-  if (memo_matches(name, file, line)) {
+  sg_label key = {.name = name ? name : "", .file = file ? file : "", .line = line};
+  if (memo && label_equal(memo, &key)) {
     SG_ATOMIC_ADD(memo->uses, 1);
     return memo;
   }
-  sg_label *l = label_lookup(name, file, line);
+  sg_label *l = label_lookup(&key);
   if (l) {
     sg_label *forgotten = memo;
     SG_ATOMIC_ADD(l->uses, 1); /* the memo's */
@@ -80,21 +87,6 @@ void sg__label_forget_memo(void) {
   sg_label *forgotten = memo;
   memo = NULL;
   sg__label_release(forgotten);
-}
-
-static sg_label *label_lookup(const char *name, const char *file, int line) {
-  sg__lock(&labels_lock);
-  if (!labels) labels = g_hash_table_new(label_hash, label_equal);
-  sg_label key = {.name = name, .file = file ? file : "", .line = line};
-  sg_label *l = g_hash_table_lookup(labels, &key);
-  if (l) {
-    SG_ATOMIC_ADD(l->uses, 1);
-  } else if ((l = label_alloc(key.name, g_intern_string(key.file), line, true))) {
-    /* File names are few: one copy each, for the life of the process. */
-    g_hash_table_add(labels, l);
-  }
-  sg__unlock(&labels_lock);
-  return l;
 }
 
 /* The file and line are filled in under the lock, from the label replaced. */

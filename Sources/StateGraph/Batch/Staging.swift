@@ -196,8 +196,7 @@ final class Staging {
   /// usual answer (nil) costs no reference counting.
   @usableFromInline @inline(never)
   static func lookUp() -> Staging? {
-    guard let raw = sg_binding_slot()!.pointee else { return nil }
-    return Unmanaged<ThreadState>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.staging }
+    ThreadState.withExisting { $0.staging }
   }
 
   /// The value staged for `node` by this level or an enclosing one, innermost first.

@@ -52,8 +52,7 @@ final class Transaction {
   @inlinable
   static var current: Transaction? {
     // The thread's state borrowed: a reference counted here would be paid by every change.
-    guard let raw = sg_binding_slot()!.pointee else { return nil }
-    return Unmanaged<ThreadState>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.transaction }
+    ThreadState.withExisting { $0.transaction }
   }
 
   /// What nodes know this transaction by, in their ``OpenWrites``. A reused log gets

@@ -57,6 +57,14 @@ final class ThreadState {
     Unmanaged<ThreadState>.fromOpaque(raw!).release()
   }
 
+  /// `body` with this thread's state, borrowed (no reference is counted); nil, without
+  /// creating the state, when this thread never needed one.
+  @inlinable @inline(__always)
+  static func withExisting<R>(_ body: (ThreadState) -> R?) -> R? {
+    guard let raw = sg_binding_slot()!.pointee else { return nil }
+    return Unmanaged<ThreadState>.fromOpaque(raw)._withUnsafeGuaranteedRef(body)
+  }
+
   /// `current` without creating it: nil when this thread never needed one.
   @inlinable
   static var existing: ThreadState? {

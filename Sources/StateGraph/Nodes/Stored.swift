@@ -311,8 +311,8 @@ public final class Stored<Value> {
   }
 
   /// Runs what a change made outside a batch reached (its version moved under `lock`)
-  /// and tells Observation; out of line,
-  /// as it runs no value-specific code. `announced` heard `willSet` before the store
+  /// and tells Observation; out of line, as it runs no value-specific code.
+  /// `announced` heard `willSet` before the store
   /// and gets its `didSet` after the graph's handlers, so a dependent computed it
   /// reads is already marked.
   @usableFromInline

@@ -227,18 +227,20 @@ final class DeliveryQueue<Element>: TrackingMember, @unchecked Sendable {
     }
   }
 
+  /// Whether something under `lock` needs the runner (see `state`). Under `lock`.
+  private var needsAttention: Bool {
+    isCancelled || queuedCount != 0 || waiterCount != 0 || isScheduled
+  }
+
   /// The runner gives the queue back, keeping `attention` only while something needs
   /// it. Under `lock`: while the queue runs, nobody else changes its word.
   private func stopRunning() {
-    let needsAttention = isCancelled || queuedCount != 0 || waiterCount != 0 || isScheduled
     state.clear(needsAttention ? RunState.running : RunState.running | RunState.attention)
   }
 
   /// Clears `attention` that nothing needs any more. Under `lock`, with no runner.
   private func settleAttention() {
-    if !isCancelled, queuedCount == 0, waiterCount == 0, !isScheduled {
-      state.clear(RunState.attention)
-    }
+    if !needsAttention { state.clear(RunState.attention) }
   }
 
   /// The runner's wake-ups as it stops running (`lock` is held on entry and

@@ -1,4 +1,3 @@
-import StateGraphCore
 #if canImport(Combine)
   import Combine
   // Combine's one type that graph code names (`var subscription: AnyCancellable?` after
@@ -112,8 +111,7 @@ final class TrackingScope: TrackingMember, @unchecked Sendable {
   }
 
   static var current: TrackingScope? {
-    guard let raw = sg_binding_slot()!.pointee else { return nil }
-    return Unmanaged<ThreadState>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.scope }
+    ThreadState.withExisting { $0.scope }
   }
 }
 
