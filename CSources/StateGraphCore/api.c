@@ -216,7 +216,11 @@ static bool read_before_in_this_run(sg_frame *f, sg_node *n) {
   int looked = 0;
   for (sg_link *l = f->node->sources_head; l != f->cursor; l = l->next_source) {
     if (l->epoch != f->epoch || ++looked > SG_INDEX_THRESHOLD) return false;
-    if (l->source == n) return fresh_unlocked(n);
+    if (l->source == n) {
+      if (!fresh_unlocked(n)) return false;
+      sg__remember(f, n);
+      return true;
+    }
   }
   return false;
 }
@@ -243,18 +247,34 @@ SG_INLINE bool read_fast(sg_frame *f, sg_node *n) {
   sg_link *last = l;
   if (!last && !(last = f->node->sources_head)) return false;
   last = last->prev_source; /* the head's is the tail */
-  if (last->source == n && last->epoch == f->epoch) return fresh_unlocked(n);
+  if (last->source == n && last->epoch == f->epoch) {
+    if (!fresh_unlocked(n)) return false;
+    sg__remember(f, n);
+    return true;
+  }
   return read_before_in_this_run(f, n);
 }
 
-/* A callback's re-read of the source its last run read at this point needs
- * no door: the pointer equals the one its link holds, and the link's
- * reference keeps that node's memory (only this thread, which owns the
- * running node, may drop the link). Compared before n is dereferenced. */
+/* A source this run read already and then found again off its cursor (the
+ * read again right away, or out of order), one of the last two such: their
+ * links hold them (so n is compared before it is dereferenced) and are
+ * stamped already. In an untracked section too: nothing is left to record.
+ * Reads at the cursor leave the memo alone, so a re-run that reads in its
+ * last order pays nothing for it. */
+SG_INLINE bool read_recent(sg_frame *f, sg_node *n) {
+  return (f->recent[0] == n || f->recent[1] == n) && fresh_unlocked(n);
+}
+
+/* A callback's re-read of the source its last run read at this point, or
+ * of one of the last two it read, needs no door: the pointer equals one a
+ * link of the running node holds, and the link's reference keeps that
+ * node's memory (only this thread, which owns the running node, may drop
+ * the link). Compared before n is dereferenced. */
 int sg_read(sg_node *n) {
   sg_thread *t = sg__current;
   sg_frame *f = t ? t->frame : NULL;
-  if (f && f->cursor && f->cursor->source == n && read_fast(f, n)) return SG_OK;
+  if (f && ((f->cursor && f->cursor->source == n && read_fast(f, n)) || read_recent(f, n)))
+    return SG_OK;
   int rc = sg__enter(n);
   if (rc < 0) return rc;
   rc = sg_read_unchecked(n);
@@ -267,6 +287,7 @@ SG_INLINE int read_in(sg_thread *t, sg_frame *f, sg_node *n) {
    * at this point: that link's source is in the frame's graph and is no
    * effect (nobody reads one), so the tests below are answered already. */
   if (f && f->cursor && f->cursor->source == n && read_fast(f, n)) return SG_OK;
+  if (f && read_recent(f, n)) return SG_OK;
   if (n->kind == SG_EFFECT) return SG_EKIND;
   if (!f) {
     if (fresh_unlocked(n)) return SG_OK; /* nothing to bring up to date or record */
@@ -456,7 +477,11 @@ int sg_node_arm_unchecked(sg_node *n) {
 
 int sg_read_arm_unchecked(sg_node *n) {
   sg_thread *t = sg__thread();
-  if (t->frame || n->kind != SG_COMPUTED) return sg_read_unchecked(n);
+  if (t->frame) {
+    int rc = read_in(t, t->frame, n);
+    return rc < 0 ? rc : 1;
+  }
+  if (n->kind != SG_COMPUTED) return read_in(t, NULL, n);
   if (fresh_unlocked(n) && SG_PEEK(n->armed)) return SG_OK; /* nothing to do */
   if (G_UNLIKELY(t->trace != NULL)) return read_traced(t, n, true);
   return read_locked(t, n, true);

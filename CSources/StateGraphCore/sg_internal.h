@@ -345,7 +345,21 @@ struct sg_frame {
   uint64_t epoch;
   int untracked;
   sg_frame *parent;
+  /* The last two sources this run found off its cursor, most recent
+   * first: a read of either again (`x * x`, a loop over two sources) is
+   * answered from here. Their links carry this run's epoch, so they stay
+   * until the run ends. */
+  sg_node *recent[2];
 };
+
+/* A read that f's run tracked off its cursor: n goes to the front of
+ * f->recent. */
+static inline void sg__remember(sg_frame *f, sg_node *n) {
+  if (f->recent[0] != n) {
+    f->recent[1] = f->recent[0];
+    f->recent[0] = n;
+  }
+}
 
 /* Per OS thread: made on first use, freed at thread exit (tracking.c). */
 struct sg_thread {

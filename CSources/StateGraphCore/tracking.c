@@ -99,6 +99,7 @@ int sg__track(sg_thread *t, sg_node *source) {
     f->cursor = l->next_source;
     return SG_OK;
   }
+  sg__remember(f, source);
   l = find_source(target, source);
   if (l && l->epoch == f->epoch) return SG_OK; /* read twice: one edge */
   if (l) {

@@ -55,6 +55,40 @@ TEST(watchers_once_per_arm) {
   GRAPH_FREE(g);
 }
 
+/* sg_read_arm_unchecked outside callbacks reads and arms in one step and
+ * answers 0; inside one it reads, records the dependency and arms nothing,
+ * answering 1 (as sg_read_where_unchecked). */
+static int arm_inside;
+static int formula_read_arm(cell *self) {
+  arm_inside = sg_read_arm_unchecked(self->in[0]->node);
+  return self->in[0]->value * 10;
+}
+
+TEST(watchers_read_arm_says_inside_or_outside) {
+  sg_graph *g = sg_graph_new();
+  cell s, r;
+  watched w;
+  STORED(&s, g, "s", 1);
+  watched_new(&w, g, formula_double, &s);
+  COMPUTED(&r, g, "r", formula_read_arm, &w.base);
+  CHECK_EQ(sg_read_arm_unchecked(w.base.node), 0); /* outside: runs w, arms it */
+  CHECK_EQ(w.base.runs, 1);
+  SET(&s, 2);
+  CHECK_EQ(w.calls, 1);
+  CHECK_EQ(w.base.runs, 1); /* the call recomputes nothing */
+  CHECK_EQ(READ(&r), 40); /* inside r: reads w (runs it), does not arm it */
+  CHECK_EQ(arm_inside, 1);
+  CHECK_EQ(SOURCE_COUNT(r.node), 1);
+  CHECK_EQ(w.base.runs, 2);
+  SET(&s, 3); /* r read w inside its run: w is not armed */
+  CHECK_EQ(w.calls, 1);
+  CHECK_EQ(sg_read_arm_unchecked(s.node), 0); /* a stored node: a plain read */
+  DESTROY(&r);
+  DESTROY(&w.base);
+  DESTROY(&s);
+  GRAPH_FREE(g);
+}
+
 /* A read inside the batch that finds the node unchanged means no call; the
  * watcher must then stay armed for the next real change. (Core fix: it was
  * disarmed without a call and so never heard of anything again.) */

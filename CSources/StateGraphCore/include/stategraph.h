@@ -523,9 +523,12 @@ int sg_node_arm_unchecked(sg_node *node);
 uint64_t sg_node_version_unchecked(sg_node *node);
 
 /* Outside callbacks: sg_read() and sg_node_arm() under one lock, so no
- * write can slip between reading the value and arming the watcher. Inside a
- * callback, or for a node that is not computed, it is sg_read_unchecked().
- * No door (see CHECKED AND UNCHECKED CALLS). Errors: as sg_read(). */
+ * write can slip between reading the value and arming the watcher; returns
+ * 0 (for a node that is not computed: sg_read_unchecked()). Inside a
+ * callback it is sg_read_unchecked() and returns 1, as
+ * sg_read_where_unchecked() does: one call for a binding that arms only
+ * outside callbacks. No door (see CHECKED AND UNCHECKED CALLS). Errors: as
+ * sg_read(). */
 int sg_read_arm_unchecked(sg_node *node);
 
 /* sg_read_unchecked() that also says where it ran: 1 inside a callback (as

@@ -55,6 +55,13 @@ final class Transaction {
     ThreadState.withExisting { $0.transaction }
   }
 
+  /// ``current`` unretained, for the steps every change takes: the thread's state holds an
+  /// open batch's log until the batch ends, which no change on its thread outlives.
+  @inlinable
+  static var currentUnretained: Unmanaged<Transaction>? {
+    ThreadState.withExisting { $0.innermostTransaction }
+  }
+
   /// What nodes know this transaction by, in their ``OpenWrites``. A reused log gets
   /// the same one, harmlessly: it has no open write left by then.
   @usableFromInline
@@ -144,11 +151,12 @@ final class Transaction {
     entries.withUnsafeBufferPointer { entries in
       for index in entries.indices { sg_node_release_unchecked(entries[index].node) }
     }
-    entries.removeAll(keepingCapacity: true)
-    index.removeAll(keepingCapacity: true)
-    completions.removeAll(keepingCapacity: true)
+    // Tested first: emptying an empty collection still costs a call into the library.
+    if !entries.isEmpty { entries.removeAll(keepingCapacity: true) }
+    if !index.isEmpty { index.removeAll(keepingCapacity: true) }
+    if !completions.isEmpty { completions.removeAll(keepingCapacity: true) }
+    if !keyedCompletions.isEmpty { keyedCompletions.removeAll() }
     sawRollback = false
-    keyedCompletions.removeAll()
     parent = nil
   }
 }

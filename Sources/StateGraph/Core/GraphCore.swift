@@ -67,12 +67,13 @@ enum GraphCore {
     return status == 0
   }
 
-  /// ``read(_:)`` that also arms the node's watcher (a computed node read outside
-  /// computations, for Observation).
-  @inlinable @inline(__always)
-  static func readArming(_ node: OpaquePointer) {
+  /// ``readSayingIfOutside(_:)`` that, outside computations, also arms the node's
+  /// watcher (a computed node, for Observation) under the same lock as the read.
+  @inlinable @inline(__always) @discardableResult
+  static func readArmingSayingIfOutside(_ node: OpaquePointer) -> Bool {
     let status = sg_read_arm_unchecked(node)
-    if status != 0 { fail(status, node) }
+    if status < 0 { fail(status, node) }
+    return status == 0
   }
 
   /// A write (or batch end, or new effect) that the core answered with

@@ -6,9 +6,14 @@ import StateGraphCore
 /// each, on every change and every batch).
 @usableFromInline
 final class ThreadState {
-  /// The innermost open ``withGraphBatch(_:)`` transaction. Unowned: `transactions`
-  /// holds it, so opening and closing a batch counts no references.
-  @usableFromInline @exclusivity(unchecked) unowned(unsafe) var transaction: Transaction?
+  /// The innermost open ``withGraphBatch(_:)`` transaction. Unmanaged: `transactions`
+  /// holds it, so opening and closing a batch, and the changes that ask for it, count no
+  /// references.
+  @usableFromInline @exclusivity(unchecked) var innermostTransaction: Unmanaged<Transaction>?
+  @inlinable var transaction: Transaction? {
+    get { innermostTransaction?.takeUnretainedValue() }
+    set { innermostTransaction = newValue.map { .passUnretained($0) } }
+  }
   /// The innermost open level of a staged ``withGraphTransaction(_:)`` (Batch/Staging.swift).
   @usableFromInline @exclusivity(unchecked) var staging: Staging?
   /// Staging levels that ended, kept for the next ones (one per nesting level).

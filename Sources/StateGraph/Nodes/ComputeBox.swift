@@ -163,20 +163,18 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
     return storage.unsafelyUnwrapped.pointee
   }
 
-  /// The value, for a read outside a computation: the core brings the node up to date and
-  /// arms its watcher, and the read registers with Observation.
+  /// The value, for a read outside a computation, after the core brought the node up to
+  /// date and armed its watcher (under one graph lock, so no write slipped in between):
+  /// the read registers with Observation.
   @inlinable
   func observedCurrent() -> Value {
-    let node = node.unsafelyUnwrapped
-    // The arm is taken under the same graph lock as the read, so no write slips in between.
-    GraphCore.readArming(node)
     lock.lock()
     if observation == nil {
       // The first read outside a computation: the arm found no watcher to arm. Made now
       // with the registrar, it is armed by reading again.
       lock.unlock()
       makeObservation()
-      GraphCore.readArming(node)
+      GraphCore.readArmingSayingIfOutside(node.unsafelyUnwrapped)
       lock.lock()
     }
     // One lock for both; unmanaged, as the box holds the registrar for its whole life.
@@ -206,8 +204,8 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
     }
     let oldValue = storage.move()  // released after unlock: a deinit may run user code
     storage.initialize(to: newValue)
-    if let transaction = Transaction.current {
-      record(oldValue, in: transaction)
+    if let transaction = Transaction.currentUnretained {
+      transaction._withUnsafeGuaranteedRef { record(oldValue, in: $0) }
     } else {
       // Through the box: the pointer kept across the call above would cost a register.
       _ = Self.revisions(in: self.storage.unsafelyUnwrapped)?._withUnsafeGuaranteedRef {

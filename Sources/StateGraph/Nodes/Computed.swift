@@ -74,8 +74,10 @@ public final class Computed<Value> {
   public var wrappedValue: Value {
     if let staging = Staging.current { return stagedRead(staging) }
     return box._withUnsafeGuaranteedRef { box in
-      guard GraphCore.isComputing else { return box.observedCurrent() }
-      GraphCore.read(box.node.unsafelyUnwrapped)
+      // Outside computations the read arms the watcher: Observation may track it.
+      if GraphCore.readArmingSayingIfOutside(box.node.unsafelyUnwrapped) {
+        return box.observedCurrent()
+      }
       return box.current
     }
   }

@@ -165,7 +165,7 @@ public final class Stored<Value> {
     // a reader found, and a reader arriving later reads the new value.
     var announced: NodeObservation?
     if let observation = side?.observation, !isSame(value, newValue),
-      !(joinsBatch && Transaction.current != nil)
+      !(joinsBatch && Transaction.currentUnretained != nil)
     {
       lock.unlock()
       observation.willSet()
@@ -184,9 +184,11 @@ public final class Stored<Value> {
     }
     let oldValue = value  // released after unlock: a deinit may run user code
     value = newValue
-    if joinsBatch, let transaction = Transaction.current {
+    if joinsBatch, let transaction = Transaction.currentUnretained {
       let revisionBefore = madeSide()._withUnsafeGuaranteedRef { $0.advanceRevision() }
-      changeInBatch(transaction, from: oldValue, revisionBefore: revisionBefore, undo: undo)
+      transaction._withUnsafeGuaranteedRef {
+        changeInBatch($0, from: oldValue, revisionBefore: revisionBefore, undo: undo)
+      }
     } else {
       side?.advanceRevision()
       // The version moves with the value, under the lock; the effects run after it.
