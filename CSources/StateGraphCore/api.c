@@ -558,12 +558,12 @@ int sg_rollback(sg_node *n, uint64_t version) {
  * without a hold is told from one with (sg_node_release). */
 int sg_node_hold(sg_node *n) {
   int rc = sg__enter(n);
-  if (rc == SG_OK) SG_ATOMIC_ADD(n->holds, 1);
+  if (rc == SG_OK) SG_COUNT_ADD(n->holds, 1);
   return rc;
 }
 
 void sg_node_hold_unchecked(sg_node *n) {
-  SG_ATOMIC_ADD(n->holds, 1);
+  SG_COUNT_ADD(n->holds, 1);
   sg__ref(n);
 }
 
@@ -575,7 +575,7 @@ int sg_node_release(sg_node *n) {
 }
 
 void sg_node_release_unchecked(sg_node *n) {
-  SG_ATOMIC_ADD(n->holds, -1);
+  SG_COUNT_ADD(n->holds, -1);
   sg__unpin(n);
 }
 

@@ -93,7 +93,7 @@ void sg__live_remove(sg_node *n) {
   n->live_prev = n->live_next = NULL;
 }
 
-void sg__ref(sg_node *n) { SG_ATOMIC_ADD(n->refs, 1); }
+void sg__ref(sg_node *n) { SG_COUNT_ADD(n->refs, 1); }
 
 /* Under the lock, by whoever dropped the last reference: the node's memory
  * is freed by the next sg__graph_unlock. A claimed node is still in use by its
@@ -120,7 +120,7 @@ buried:
 }
 
 void sg__unref(sg_node *n) {
-  if (SG_ATOMIC_ADD(n->refs, -1) == 0) sg__bury(n);
+  if (SG_COUNT_ADD(n->refs, -1) == 0) sg__bury(n);
 }
 
 /* Only with a reference are `destroyed` and the id looked at: without, the
@@ -138,7 +138,7 @@ bool sg__pin(sg_node *n, uint64_t id) {
 /* Moves the last-reference decision (docs/core-protocol.md, "Lifetime: who frees a node"). */
 void sg__unpin(sg_node *n) {
   sg__point("unpin");
-  if (SG_ATOMIC_ADD(n->refs, -1) != 0) return;
+  if (SG_COUNT_ADD(n->refs, -1) != 0) return;
   sg__point("unpin: last reference, before the lock");
   sg_graph *g = n->graph;
   sg__graph_lock(g);

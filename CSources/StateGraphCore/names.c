@@ -51,7 +51,7 @@ static sg_label *label_lookup(const sg_label *key) {
   if (!labels) labels = g_hash_table_new(label_hash, label_equal);
   sg_label *l = g_hash_table_lookup(labels, key);
   if (l) {
-    SG_ATOMIC_ADD(l->uses, 1);
+    SG_COUNT_ADD(l->uses, 1);
   } else if ((l = label_alloc(key->name, g_intern_string(key->file), key->line, true))) {
     /* File names are few: one copy each, for the life of the process. */
     g_hash_table_add(labels, l);
@@ -70,13 +70,13 @@ static __thread sg_label *memo;
 sg_label *sg__label_get(const char *name, const char *file, int line) {
   sg_label key = {.name = name ? name : "", .file = file ? file : "", .line = line};
   if (memo && label_equal(memo, &key)) {
-    SG_ATOMIC_ADD(memo->uses, 1);
+    SG_COUNT_ADD(memo->uses, 1);
     return memo;
   }
   sg_label *l = label_lookup(&key);
   if (l) {
     sg_label *forgotten = memo;
-    SG_ATOMIC_ADD(l->uses, 1); /* the memo's */
+    SG_COUNT_ADD(l->uses, 1); /* the memo's */
     memo = l;
     sg__label_release(forgotten);
   }
@@ -114,6 +114,10 @@ void sg__label_release(const sg_label *label) {
   /* One use of several: let go without the lock. Only the last use is let
    * go under it, where no other thread can be taking a new one. */
   uint32_t uses = SG_ATOMIC_GET(l->uses);
+  if (uses > 1 && sg_process_is_single_threaded()) { /* nobody else can look: see SG_COUNT_ADD */
+    __atomic_store_n(&l->uses, uses - 1, __ATOMIC_RELAXED);
+    return;
+  }
   while (uses > 1)
     if (SG_ATOMIC_CAS(l->uses, &uses, uses - 1)) return;
   sg__lock(&labels_lock);

@@ -98,6 +98,20 @@
   __atomic_compare_exchange_n(&(field), (expected), (desired), false, __ATOMIC_SEQ_CST, \
                               __ATOMIC_SEQ_CST)
 #define SG_RELAXED_GET(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
+/* SG_ATOMIC_ADD for the counts a node's life and a label's uses are kept
+ * in, which change on every queued effect, hold and creation: while the
+ * process has one thread (sg_process_is_single_threaded) nobody else can
+ * look at them, so a plain load and store do, as for the graph lock (lock.c
+ * section below). The flag never comes back once a second thread was made,
+ * and making one orders these stores before anything that thread does. */
+#define SG_COUNT_ADD(field, delta)                                                  \
+  (sg_process_is_single_threaded()                                                  \
+       ? __extension__({                                                            \
+           __typeof__(field) sg_count_ = SG_RELAXED_GET(field) + (delta);           \
+           __atomic_store_n(&(field), sg_count_, __ATOMIC_RELAXED);                 \
+           sg_count_;                                                               \
+         })                                                                         \
+       : SG_ATOMIC_ADD(field, delta))
 #define SG_RELAXED_ADD(field, delta) __atomic_add_fetch(&(field), (delta), __ATOMIC_RELAXED)
 
 typedef struct sg_link sg_link;

@@ -49,6 +49,32 @@ struct LifetimeTests {
     #expect(await eventually { tracker.aliveCount == 0 })
   }
 
+  /// The batch's log keeps what it needs to put a written node back: a node dropped
+  /// inside the batch that wrote it lives until the batch ends, is rolled back safely, and
+  /// is freed then.
+  @Test(arguments: [false, true])
+  func aNodeDroppedInsideTheBatchThatWroteItIsFreedWhenTheBatchEnds(throwing: Bool) async {
+    struct Failure: Error {}
+    let tracker = LifetimeTracker()
+    let source = Stored(wrappedValue: 1)
+    var stored: Stored<Int>? = tracker.track(Stored(wrappedValue: 1))
+    var computed: Computed<Int>? = tracker.track(Computed { _ in source.wrappedValue * 10 })
+    #expect(computed?.wrappedValue == 10)
+    let finished = Result {
+      try withGraphBatch {
+        stored?.wrappedValue = 2  // logged
+        source.wrappedValue = 2
+        #expect(computed?.wrappedValue == 20)  // its new value logged too
+        (stored, computed) = (nil, nil)
+        #expect(tracker.aliveCount == 1)  // the log keeps the stored node for a rollback
+        if throwing { throw Failure() }
+      }
+    }
+    #expect((try? finished.get()) != nil || throwing)
+    #expect(source.wrappedValue == (throwing ? 1 : 2))
+    #expect(await eventually { tracker.aliveCount == 0 })
+  }
+
   @Test func chainsAreFreedWhole() async {
     let tracker = LifetimeTracker()
     do {

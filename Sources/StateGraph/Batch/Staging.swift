@@ -68,7 +68,7 @@ final class StagedValue<Value>: StagedWrite {
   @exclusivity(unchecked) var saved: StoredPersistence<Value>.CommitWrite?
   /// The node's commit, specialised, handed to the batch log (see `Transaction.record`):
   /// taken under the node's lock when the write is applied.
-  @usableFromInline @exclusivity(unchecked) var commitHook: ((ObjectIdentifier) -> Void)?
+  @usableFromInline @exclusivity(unchecked) var commitHook: Unmanaged<CommitHook>?
 
   @inlinable
   init(node: Stored<Value>, value: Value) {
@@ -106,7 +106,7 @@ final class StagedValue<Value>: StagedWrite {
   override func lockNode() { node.lock.lock() }
   override func unlockNode() { node.lock.unlock() }
   override func record(in transaction: Transaction) {
-    transaction.record(node, node: node.node, commit: commitHook)
+    transaction.record(node, holding: nil, commit: commitHook)
   }
 }
 

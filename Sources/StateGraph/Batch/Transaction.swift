@@ -26,9 +26,11 @@ protocol Restorable: AnyObject {
 final class Transaction {
   private struct Entry {
     let owner: any Restorable
-    let node: OpaquePointer
+    /// The C node the log holds, or nil when the owner keeps it (see `record`).
+    let heldNode: OpaquePointer?
     /// The owner's commit, specialised for its value type; nil: `owner.batchDidCommit`.
-    let commit: ((ObjectIdentifier) -> Void)?
+    /// Unretained: the owner holds it, and the entry holds the owner.
+    let commit: Unmanaged<CommitHook>?
   }
 
   // Per thread, like ThreadState: no dynamic exclusivity checks.
@@ -68,17 +70,19 @@ final class Transaction {
   var id: ObjectIdentifier { ObjectIdentifier(self) }
 
   /// Call when the node logged its first open write of this transaction, on the batch's
-  /// thread, with no lock held. The log holds the C node until it ends: a node destroyed
-  /// meanwhile is then rolled back as stale, never one created at the same address.
+  /// thread, with no lock held. The log holds `owner` and, when given, `holding`, the C
+  /// node until the log ends: a node its owner may outlive (a computed node's, destroyed
+  /// with the `Computed`) is then rolled back as stale, never one created at the same
+  /// address. A `Stored` destroys its node only when it goes, so it passes nil.
   /// `commit`, when given, does what `owner.batchDidCommit` would, but specialised: through
   /// the existential the commit runs generic code, where every touch of the owner's
   /// ``OpenWrites`` asks the runtime for type metadata.
   @usableFromInline
   func record(
-    _ owner: any Restorable, node: OpaquePointer, commit: ((ObjectIdentifier) -> Void)? = nil
+    _ owner: any Restorable, holding node: OpaquePointer?, commit: Unmanaged<CommitHook>? = nil
   ) {
-    sg_node_hold_unchecked(node)
-    entries.append(Entry(owner: owner, node: node, commit: commit))
+    if let node { sg_node_hold_unchecked(node) }
+    entries.append(Entry(owner: owner, heldNode: node, commit: commit))
   }
 
   /// Hands the log to the enclosing transaction: the nodes' open writes become its own.
@@ -88,7 +92,7 @@ final class Transaction {
       if parent.position(of: ObjectIdentifier(entry.owner)) == nil {
         parent.entries.append(entry)  // the hold goes with it
       } else {
-        sg_node_release_unchecked(entry.node)
+        if let node = entry.heldNode { sg_node_release_unchecked(node) }
       }
     }
     entries.removeAll(keepingCapacity: true)
@@ -134,22 +138,21 @@ final class Transaction {
 
   /// The outermost batch committed.
   func commit() {
-    // Borrowed from the buffer: a copied entry would count two references.
-    entries.withUnsafeBufferPointer { entries in
-      for index in entries.indices {
-        if let commit = entries[index].commit {
-          commit(id)
-        } else {
-          entries[index].owner.batchDidCommit(id)
-        }
+    // Element by element, in place: a copied entry, or the array itself, would count
+    // references.
+    for index in entries.indices {
+      if let commit = entries[index].commit {
+        commit._withUnsafeGuaranteedRef { $0.run(id) }
+      } else {
+        entries[index].owner.batchDidCommit(id)
       }
     }
   }
 
   /// Lets go of the logged nodes, keeping the storage for the next batch.
   func reset() {
-    entries.withUnsafeBufferPointer { entries in
-      for index in entries.indices { sg_node_release_unchecked(entries[index].node) }
+    for index in entries.indices {
+      if let node = entries[index].heldNode { sg_node_release_unchecked(node) }
     }
     // Tested first: emptying an empty collection still costs a call into the library.
     if !entries.isEmpty { entries.removeAll(keepingCapacity: true) }
@@ -159,4 +162,15 @@ final class Transaction {
     sawRollback = false
     parent = nil
   }
+}
+
+/// A node's commit, specialised for its value type (see `Transaction.record`): a closure
+/// in an object, so that the log can hold it without counting a reference and call it
+/// without retaining its context.
+@usableFromInline
+final class CommitHook {
+  @usableFromInline let run: (ObjectIdentifier) -> Void
+
+  @usableFromInline
+  init(_ run: @escaping (ObjectIdentifier) -> Void) { self.run = run }
 }

@@ -237,7 +237,7 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
     let isFirst = revisions.openWrites.add(
       transaction.id, before: before, revisionWritten: revisions.revision, versionWritten: 0)
     lock.unlock()
-    if isFirst { transaction.record(self, node: node!) }
+    if isFirst { transaction.record(self, holding: node!) }
   }
 
   override func snapshotValue() -> Any? { lock.withLock { storage.map { $0.pointee } } }

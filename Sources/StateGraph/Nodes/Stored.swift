@@ -284,14 +284,15 @@ public final class Stored<Value> {
     let commit = isFirst ? madeCommitHook() : nil
     lock.unlock()
     // Observation hears of it when the outermost batch commits, or never.
-    if isFirst { transaction.record(self, node: node, commit: commit) }
+    if isFirst { transaction.record(self, holding: nil, commit: commit) }
   }
 
-  /// The node's `commitHook`, made on first use. Under `lock`, with the side record made.
-  /// Unowned: the transaction that calls it holds the node, which holds its side record.
+  /// The node's `commitHook`, made on first use, unretained: the transaction that calls
+  /// it holds the node, which holds its side record. Under `lock`, with the side record
+  /// made.
   @inlinable
-  func madeCommitHook() -> (ObjectIdentifier) -> Void {
-    if let commitHook = side.unsafelyUnwrapped.commitHook { return commitHook }
+  func madeCommitHook() -> Unmanaged<CommitHook> {
+    if let commitHook = side.unsafelyUnwrapped.commitHook { return .passUnretained(commitHook) }
     // Both unmanaged: the side record keeps this closure, so a strong capture of it would
     // be a cycle that outlives the node; and borrowing them counts no references.
     let node = Unmanaged.passUnretained(self)
@@ -308,8 +309,9 @@ public final class Stored<Value> {
         }
       }
     }
-    side.unsafelyUnwrapped.commitHook = made
-    return made
+    let hook = CommitHook(made)
+    side.unsafelyUnwrapped.commitHook = hook
+    return .passUnretained(hook)
   }
 
   /// Runs what a change made outside a batch reached (its version moved under `lock`)

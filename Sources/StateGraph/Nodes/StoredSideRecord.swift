@@ -13,7 +13,7 @@ final class StoredSideRecord<Value>: Revisions<Value> {
   /// `batchDidCommit`, made by the first change in a batch where `Value` is known (once
   /// per node, so a batch allocates nothing in the steady state) and handed to the
   /// transaction: it runs the commit specialised (see `Transaction.record`).
-  @usableFromInline @exclusivity(unchecked) var commitHook: ((ObjectIdentifier) -> Void)?
+  @usableFromInline @exclusivity(unchecked) var commitHook: CommitHook?
   /// Set by ``Stored/onDidSet(_:)``.
   @usableFromInline @exclusivity(unchecked) var didSetHandler: ((Value, Value) -> Void)?
   /// Where the value persists (see Storage/ and `init(name:wrappedValue:backed:)`).
