@@ -219,14 +219,21 @@ static GHashTable *live_graphs; /* created on first use */
 
 /* Moves the door: id, the first reference (docs/core-protocol.md, "Lifetime: who frees a node"). */
 void sg__registry_publish_node(sg_node *n) {
-  SG_PUBLISH(n->id, SG_RELAXED_ADD(last_id, 1));
-  SG_ATOMIC_SET(n->refs, 1); /* the "live" reference: from here on, pinnable */
+  SG_PUBLISH(n->id, SG_COUNT_ADD(last_id, 1));
+  if (sg_process_is_single_threaded()) /* nobody to publish to: see SG_COUNT_ADD */
+    __atomic_store_n(&n->refs, 1, __ATOMIC_RELAXED);
+  else
+    SG_ATOMIC_SET(n->refs, 1); /* the "live" reference: from here on, pinnable */
 }
 
 /* A reference taken only while another one exists: a node whose count is
  * already zero is on its way to the graveyard and must not be revived. */
 static bool ref_unless_zero(sg_node *n) {
   gint refs = SG_ATOMIC_GET(n->refs);
+  if (refs > 0 && sg_process_is_single_threaded()) { /* nobody else can look: SG_COUNT_ADD */
+    __atomic_store_n(&n->refs, refs + 1, __ATOMIC_RELAXED);
+    return true;
+  }
   while (refs > 0)
     if (SG_ATOMIC_CAS(n->refs, &refs, refs + 1)) return true;
   return false;
@@ -245,6 +252,10 @@ bool sg__registry_ref_slot(sg_node *n) {
 int sg__registry_unhold(sg_node *n) {
   if (!is_slot(n) || SG_PEEK(n->id) == 0) return SG_ESTALE; /* no node there */
   gint holds = SG_ATOMIC_GET(n->holds);
+  if (holds > 0 && sg_process_is_single_threaded()) { /* nobody else can look: SG_COUNT_ADD */
+    __atomic_store_n(&n->holds, holds - 1, __ATOMIC_RELAXED);
+    return SG_OK;
+  }
   while (holds > 0)
     if (SG_ATOMIC_CAS(n->holds, &holds, holds - 1)) return SG_OK;
   return SG_ENOTHELD;
