@@ -586,6 +586,36 @@ static inline int sg_process_is_single_threaded(void) {
 static inline int sg_process_is_single_threaded(void) { return 0; }
 #endif
 
+/* Copies `size` bytes with relaxed atomic loads and stores, a word at a time
+ * where both ends are aligned to one, for a binding's versioned reads: a
+ * reader copies a plain value (no references in it) without taking the
+ * value's lock and keeps the copy only if a version it reads before and
+ * after says no writer held the lock meanwhile; writers store the value
+ * this way too, so the copy a reader throws away was no data race. The word
+ * forms are the same for a value of one aligned 8-byte word. */
+static inline void sg_copy_relaxed(void *to, const void *from, size_t size) {
+  unsigned char *d = (unsigned char *)to;
+  const unsigned char *s = (const unsigned char *)from;
+  if ((((uintptr_t)d | (uintptr_t)s) & (sizeof(uint64_t) - 1)) == 0) {
+    for (; size >= sizeof(uint64_t); size -= sizeof(uint64_t)) {
+      __atomic_store_n((uint64_t *)d, __atomic_load_n((const uint64_t *)s, __ATOMIC_RELAXED),
+                       __ATOMIC_RELAXED);
+      d += sizeof(uint64_t);
+      s += sizeof(uint64_t);
+    }
+  }
+  for (; size > 0; size--)
+    __atomic_store_n(d++, __atomic_load_n(s++, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+}
+
+static inline uint64_t sg_load_word_relaxed(const void *from) {
+  return __atomic_load_n((const uint64_t *)from, __ATOMIC_RELAXED);
+}
+
+static inline void sg_store_word_relaxed(void *to, uint64_t word) {
+  __atomic_store_n((uint64_t *)to, word, __ATOMIC_RELAXED);
+}
+
 /* ----------------------------------------------------------------- cycles */
 
 /* After a call on this thread returned SG_ECYCLE: a description of the

@@ -33,6 +33,10 @@
 
     @inlinable @inline(__always)
     package func unlock() { os_unfair_lock_unlock(raw) }
+
+    /// Versioned reads need the Linux lock's generation: here callers always lock.
+    @inlinable @inline(__always)
+    package func readWithoutLocking(_ copy: () -> Void) -> Bool { false }
   }
 #else
   // Linux: one atomic word, after "Futexes Are Tricky" (Drepper), mutex 2. The
@@ -46,10 +50,17 @@
   // at each step and turns false only when this thread makes a second one (even
   // under the lock: a value's `==` or deinit may run there), so an unlock after
   // that takes the atomic path and wakes whoever came to wait.
+  //
+  // The lock also keeps a generation, odd while held, for readers that copy a plain
+  // value without taking it (``readWithoutLocking(_:)``).
   @usableFromInline
   package struct ValueLock: ~Copyable, Sendable {
     /// 0: free. 1: held. 2: held, and a thread may be asleep waiting for it.
     @usableFromInline let state = Atomic<UInt32>(0)
+    /// Bumped by the holder when it takes the lock (to odd) and when it lets go (to
+    /// even): a reader that sees the same even number before and after its copy knew no
+    /// holder meanwhile. Only the holder writes it.
+    @usableFromInline let generation = Atomic<UInt32>(0)
 
     @inlinable package init() {}
 
@@ -60,15 +71,33 @@
       } else if !state.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged {
         lockContended()
       }
+      // Odd before anything the holder stores: the fence orders this store before them,
+      // for a reader that sees one of them and then fences (seqlock, after Boehm).
+      generation.store(generation.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+      atomicMemoryFence(ordering: .releasing)
     }
 
     @inlinable @inline(__always)
     package func unlock() {
+      generation.store(generation.load(ordering: .relaxed) &+ 1, ordering: .releasing)
       if sg_process_is_single_threaded() != 0 {
         state.store(0, ordering: .relaxed)
       } else if state.exchange(0, ordering: .releasing) == 2 {
         Parking.wakeAll()
       }
+    }
+
+    /// Runs `copy`, which copies a value this lock guards with `sg_copy_relaxed`, without
+    /// taking the lock; true when no holder could have stored to the value meanwhile
+    /// (the copy is then one the lock would have given), false when the caller must take
+    /// the lock instead. Holders store such values with `sg_copy_relaxed` too.
+    @inlinable @inline(__always)
+    package func readWithoutLocking(_ copy: () -> Void) -> Bool {
+      let before = generation.load(ordering: .acquiring)
+      guard before & 1 == 0 else { return false }
+      copy()
+      atomicMemoryFence(ordering: .acquiring)
+      return generation.load(ordering: .relaxed) == before
     }
 
     @usableFromInline

@@ -60,9 +60,9 @@ class ComputeBox {
 
 /// `@unchecked Sendable`: the C node hands the box to whichever thread computes or reads;
 /// `storage` (the value and the revisions beside it) and `observation` are touched only
-/// under `lock`, and the rest is immutable after `init` (`node` is set before the box is
-/// shared). Internal: only
-/// `Computed` (which is `Sendable` only for `Sendable` values) hands out what it holds.
+/// under `lock` (but for a plain value's copies without it, `currentInComputation`), and
+/// the rest is immutable after `init` (`node` is set before the box is shared). Internal:
+/// only `Computed` (which is `Sendable` only for `Sendable` values) hands out what it holds.
 @usableFromInline
 final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   /// The cached value; nil until the first run (or the placeholder). A pointer rather
@@ -163,6 +163,33 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
     return storage.unsafelyUnwrapped.pointee
   }
 
+  /// ``current`` for a read inside a computation: a plain value is copied without the
+  /// lock (see `PlainValue`). The block is there and stays: it was made before the run
+  /// that the core's read waited for, and is never replaced.
+  @inlinable
+  var currentInComputation: Value {
+    if PlainValue<Value>.isPlain,
+      let value = PlainValue<Value>.copy(at: storage.unsafelyUnwrapped, guardedBy: lock)
+    {
+      return value
+    }
+    return current
+  }
+
+  /// Replaces the cached value, with `lock` held; returns the one it replaced. A plain
+  /// value is stored with atomic stores, for readers that copy it without the lock.
+  @inlinable
+  func replaceValue(in storage: UnsafeMutablePointer<Value>, with newValue: Value) -> Value {
+    guard PlainValue<Value>.isPlain else {
+      let oldValue = storage.move()
+      storage.initialize(to: newValue)
+      return oldValue
+    }
+    let oldValue = storage.pointee
+    PlainValue.store(newValue, at: storage)
+    return oldValue
+  }
+
   /// The value, for a read outside a computation, after the core brought the node up to
   /// date and armed its watcher (under one graph lock, so no write slipped in between):
   /// the read registers with Observation.
@@ -202,8 +229,8 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
       lock.unlock()
       return Int32(SG_UNCHANGED)
     }
-    let oldValue = storage.move()  // released after unlock: a deinit may run user code
-    storage.initialize(to: newValue)
+    // Released after unlock: a deinit may run user code.
+    let oldValue = replaceValue(in: storage, with: newValue)
     if let transaction = Transaction.currentUnretained {
       transaction._withUnsafeGuaranteedRef { record(oldValue, in: $0) }
     } else {
@@ -262,8 +289,7 @@ extension TypedComputeBox: Restorable {
         continue
       }
       // A value was cached: it changed, and the write logged the one it replaced.
-      rolledBack.append(storage.move())
-      storage.initialize(to: write.before.value)
+      rolledBack.append(replaceValue(in: storage, with: write.before.value))
       revisions.revision = write.before.revision
       _ = sg_rollback(node!, write.before.version)
     }

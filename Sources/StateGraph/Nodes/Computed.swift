@@ -78,7 +78,7 @@ public final class Computed<Value> {
       if GraphCore.readArmingSayingIfOutside(box.node.unsafelyUnwrapped) {
         return box.observedCurrent()
       }
-      return box.current
+      return box.currentInComputation
     }
   }
 }

@@ -29,9 +29,11 @@ public final class Stored<Value> {
   // witnesses, no calls for the lock).
   // The fields a plain node needs, and no more (56 bytes for an `Int`): the rest waits
   // in `side` until an observer, a batch, a handler or a backing asks for it.
+  /// Guarded by `lock`. First, so that its place in the object follows from its alignment
+  /// alone (`valueAddress`).
+  @usableFromInline @exclusivity(unchecked) var value: Value
   @usableFromInline let node: OpaquePointer
   @usableFromInline let lock = ValueLock()
-  @usableFromInline @exclusivity(unchecked) var value: Value  // guarded by `lock`
   /// Nil for almost every node, so a write checks it and goes on. Made under `lock`,
   /// never replaced; read under `lock`.
   @usableFromInline @exclusivity(unchecked) var side: StoredSideRecord<Value>?
@@ -67,6 +69,9 @@ public final class Stored<Value> {
     self.node = created!
     // Graph snapshots reach the value through the context (Introspection/).
     sg_stored_set_context_unchecked(node, Unmanaged.passUnretained(self).toOpaque())
+    assert(
+      MemoryLayout<Value>.size == 0  // nothing to copy: its address is nowhere in particular
+        || withUnsafeMutablePointer(to: &value) { UnsafeMutableRawPointer($0) } == valueAddress)
   }
 
   deinit { sg_node_destroy(node) }
@@ -79,15 +84,10 @@ public final class Stored<Value> {
     get {
       if let staging = Staging.current { return stagedRead(staging) }
       let isOutside = GraphCore.readSayingIfOutside(node)
-      lock.lock()
-      // Made before the value is read, under the same lock: a write that
-      // found none (and told Observation nothing) came before this read,
-      // which sees its value.
-      let observation = isOutside ? madeObservation() : nil
-      let current = value
-      lock.unlock()
-      observation?._withUnsafeGuaranteedRef { $0.access() }
-      return current
+      // Inside a computation nothing needs the lock but the copy: a plain value is copied
+      // without it (a write that slips in after the core's read marks the computation).
+      if !isOutside, let current = valueWithoutLocking() { return current }
+      return lockedValue(registering: isOutside)
     }
     set {
       if let staging = Staging.current { return stage(newValue, in: staging) }
@@ -103,6 +103,51 @@ public final class Stored<Value> {
         replaceHoldingLock(with: newValue)  // the common case: one lock for the whole write
       }
     }
+  }
+
+  /// Where `value` lives: the first stored property, right after the object's header,
+  /// at its alignment. Computed rather than taken with `&value`, an access the thread
+  /// sanitizer would count as a write racing with the copies readers make without the
+  /// lock (the copies themselves are atomic). `init` checks it.
+  @inlinable
+  var valueAddress: UnsafeMutableRawPointer {
+    let alignment = MemoryLayout<Value>.alignment
+    let offset = (2 * MemoryLayout<Int>.size + alignment - 1) & ~(alignment - 1)
+    return Unmanaged.passUnretained(self).toOpaque() + offset
+  }
+
+  /// Stores `newValue`, with `lock` held: a plain value with atomic stores, for the
+  /// readers that copy it without the lock.
+  @inlinable
+  func storeValue(_ newValue: Value) {
+    if PlainValue<Value>.isPlain {
+      PlainValue.store(newValue, at: valueAddress)
+    } else {
+      value = newValue
+    }
+  }
+
+  /// The value, copied without taking `lock`; nil when a writer may have held it
+  /// meanwhile, or when the value is not plain: the caller takes the lock then.
+  @inlinable
+  func valueWithoutLocking() -> Value? {
+    guard PlainValue<Value>.isPlain else { return nil }
+    return PlainValue.copy(at: valueAddress, guardedBy: lock)
+  }
+
+  /// The value read under `lock`, registered with Observation for a read outside
+  /// computations. Out of line: the getter's common path, inlined into callers, stays
+  /// small.
+  @inlinable @inline(never)
+  func lockedValue(registering isOutside: Bool) -> Value {
+    lock.lock()
+    // Made before the value is read, under the same lock: a write that found none (and
+    // told Observation nothing) came before this read, which sees its value.
+    let observation = isOutside ? madeObservation() : nil
+    let current = value
+    lock.unlock()
+    observation?._withUnsafeGuaranteedRef { $0.access() }
+    return current
   }
 
   /// Whether two values are the same (see ``Equality``).
@@ -183,7 +228,7 @@ public final class Stored<Value> {
       return
     }
     let oldValue = value  // released after unlock: a deinit may run user code
-    value = newValue
+    storeValue(newValue)
     if joinsBatch, let transaction = Transaction.currentUnretained {
       let revisionBefore = madeSide()._withUnsafeGuaranteedRef { $0.advanceRevision() }
       transaction._withUnsafeGuaranteedRef {
@@ -232,8 +277,9 @@ public final class Stored<Value> {
   @inlinable
   func applyStagedHoldingLock(_ staged: inout Value, in transaction: Transaction) -> Bool {
     if isSame(value, staged) { return false }
-    swap(&value, &staged)
-    let oldValue = staged
+    let oldValue = value
+    storeValue(staged)
+    staged = oldValue
     return madeSide()._withUnsafeGuaranteedRef { side in
       let revisionBefore = side.advanceRevision()
       let before = OpenWrites.RestorePoint(
@@ -347,7 +393,7 @@ extension Stored: Restorable {
         continue
       }
       rolledBack.append(value)
-      value = write.before.value
+      storeValue(write.before.value)
       side.revision = write.before.revision
       if sg_node_version_unchecked(node) == write.versionWritten {
         _ = sg_rollback(node, write.before.version)

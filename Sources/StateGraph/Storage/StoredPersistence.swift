@@ -167,8 +167,8 @@ final class StoredPersistence<Value>: StorageSlotMember, @unchecked Sendable {
     guard advance(to: write.sequence), !owner.isSame(owner.value, write.value) else {
       return false
     }
-    var replaced = write.value
-    swap(&owner.value, &replaced)
+    let replaced = owner.value
+    owner.storeValue(write.value)
     write.replaced = replaced
     return owner.madeSide()._withUnsafeGuaranteedRef { side in
       let before = OpenWrites.RestorePoint(
