@@ -266,10 +266,11 @@ SG_INLINE bool read_recent(sg_frame *f, sg_node *n) {
 }
 
 /* A callback's re-read of the source its last run read at this point, or
- * of one of the last two it read, needs no door: the pointer equals one a
- * link of the running node holds, and the link's reference keeps that
- * node's memory (only this thread, which owns the running node, may drop
- * the link). Compared before n is dereferenced. */
+ * of one of the last two it found off its cursor, needs no door: the
+ * pointer equals one a link of the running node holds, and the link's
+ * reference keeps that node's memory (only this thread, which owns the
+ * running node, may drop the link; destroying the source drops it from the
+ * memo too). Compared before n is dereferenced. */
 int sg_read(sg_node *n) {
   sg_thread *t = sg__current;
   sg_frame *f = t ? t->frame : NULL;

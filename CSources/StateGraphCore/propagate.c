@@ -137,6 +137,19 @@ static bool read_in_running_frame(sg_thread *t, sg_link *l) {
   return false;
 }
 
+/* n is being destroyed: the frames of this thread's running callbacks
+ * forget it, as the link that kept it for their memo of recent reads may go
+ * now (read_in_running_frame), and its slot be given to a new node. */
+static void forget_recent(sg_thread *t, sg_node *n) {
+  for (sg_frame *f = t->frame; f; f = f->parent) {
+    if (f->recent[1] == n) f->recent[1] = NULL;
+    if (f->recent[0] == n) {
+      f->recent[0] = f->recent[1];
+      f->recent[1] = NULL;
+    }
+  }
+}
+
 /* Destroy under the lock. Dependents lose this source: they are marked DIRTY
  * and, unless another thread is walking their source lists right now, the
  * links go at once; otherwise that thread drops them at its next run. */
@@ -159,6 +172,7 @@ void sg__destroy_locked(sg_node *n) {
   /* Out of the live list now: kept where its link was (graph.c reads it). */
   n->dead_flush = self->flushing ? self->flush_id : computes ? n->run_flush : 0;
   n->dead_entry = self->flushing ? self->flush_cause : computes ? n->run_entry : 0;
+  forget_recent(self, n);
   for (sg_link *l = n->dependents_head, *next; l; l = next) {
     next = l->next_dependent;
     if (read_in_running_frame(self, l)) sg__link_free(g, l); /* only this thread walks it */

@@ -362,7 +362,8 @@ struct sg_frame {
   /* The last two sources this run found off its cursor, most recent
    * first: a read of either again (`x * x`, a loop over two sources) is
    * answered from here. Their links carry this run's epoch, so they stay
-   * until the run ends. */
+   * until the run ends, unless the source is destroyed meanwhile: then the
+   * link goes and the memo forgets it (sg__destroy_locked). */
   sg_node *recent[2];
 };
 

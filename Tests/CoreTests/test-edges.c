@@ -5,6 +5,8 @@
  */
 #include "harness.h"
 
+#include <stdbool.h>
+
 enum { MANY = 12 }; /* > 8: the node gets a hash index of its sources */
 
 typedef struct reader {
@@ -87,6 +89,52 @@ TEST(edges_recent_reads_see_a_write_in_between) {
   DESTROY(&t);
   DESTROY(&s);
   GRAPH_FREE(g);
+}
+
+/* A source made, read and destroyed inside a run (a temporary) leaves the
+ * run's memo of recent reads with its link: reading it again is refused as
+ * stale, and a node made next, which the core gives the freed slot (its
+ * free slots are reused last in, first out), is a new source, recorded as
+ * such, whose writes run the reader again. */
+static sg_graph *temp_graph;
+typedef struct temp_reader {
+  cell base;
+  cell temp, kept;
+  bool made;
+  bool same_slot;
+  int stale_read;
+} temp_reader;
+
+static int formula_temp_then_kept(cell *self) {
+  temp_reader *r = (temp_reader *)self;
+  if (!r->made) {
+    r->made = true;
+    STORED(&r->temp, temp_graph, "temp", 7);
+    (void)cell_in(self, &r->temp);
+    (void)cell_in(self, &r->temp); /* off the cursor again: now in the memo */
+    sg_node *temp = r->temp.node;
+    DESTROY(&r->temp);
+    r->stale_read = sg_read(temp);
+    STORED(&r->kept, temp_graph, "kept", 5);
+    r->same_slot = r->kept.node == temp;
+  }
+  return cell_in(self, &r->kept);
+}
+
+TEST(edges_a_temporary_destroyed_in_the_run_leaves_the_memo) {
+  temp_graph = sg_graph_new();
+  temp_reader r = {0};
+  COMPUTED(&r.base, temp_graph, "r", formula_temp_then_kept, NULL);
+  CHECK_EQ(READ(&r.base), 5);
+  CHECK_EQ(r.stale_read, SG_ESTALE);
+  CHECK(r.same_slot); /* the case the memo must survive: its old entry names the new node */
+  CHECK_EQ(SOURCE_COUNT(r.base.node), 1); /* kept, recorded */
+  SET(&r.kept, 9);
+  CHECK_EQ(READ(&r.base), 9);
+  CHECK_EQ(r.base.runs, 2);
+  DESTROY(&r.base);
+  DESTROY(&r.kept);
+  GRAPH_FREE(temp_graph);
 }
 
 static void check_edges(cell *sources, reader *r, int distinct, const int *expected_deps) {

@@ -75,6 +75,31 @@ struct LifetimeTests {
     #expect(await eventually { tracker.aliveCount == 0 })
   }
 
+  /// A node made, read and dropped inside a computation, then another made in its
+  /// place: the second is a dependency like any other, whose writes run the
+  /// computation again.
+  @Test func aNodeMadeAfterATemporaryInsideAComputationIsADependency() {
+    final class Holder: @unchecked Sendable { var kept: Stored<Int>? }
+    let holder = Holder()
+    let runs = Counter()
+    let computed = Computed { _ -> Int in
+      runs.tick()
+      if holder.kept == nil {
+        do {
+          let temporary = Stored(wrappedValue: 7)
+          _ = temporary.wrappedValue
+          _ = temporary.wrappedValue
+        }
+        holder.kept = Stored(wrappedValue: 5)
+      }
+      return holder.kept!.wrappedValue
+    }
+    #expect(computed.wrappedValue == 5)
+    holder.kept!.wrappedValue = 9
+    #expect(computed.wrappedValue == 9)
+    #expect(runs.value == 2)
+  }
+
   @Test func chainsAreFreedWhole() async {
     let tracker = LifetimeTracker()
     do {

@@ -34,7 +34,8 @@
     @inlinable @inline(__always)
     package func unlock() { os_unfair_lock_unlock(raw) }
 
-    /// Versioned reads need the Linux lock's generation: here callers always lock.
+    /// Copies without the lock need the Linux lock's generation: never made here
+    /// (`PlainValue.isPlain` is false), every read takes the lock.
     @inlinable @inline(__always)
     package func readWithoutLocking(_ copy: () -> Void) -> Bool { false }
   }

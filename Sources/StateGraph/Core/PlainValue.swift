@@ -7,9 +7,16 @@ import StateGraphCore
 /// readers copy it, with relaxed atomic operations, so a copy thrown away was no data race.
 @usableFromInline
 enum PlainValue<Value> {
-  /// Whether `Value` may be read this way.
+  /// Whether `Value` may be read this way: on Linux. On Apple platforms the value lock is
+  /// `os_unfair_lock`, which keeps no generation, so every read takes it.
   @inlinable
-  static var isPlain: Bool { _isPOD(Value.self) }
+  static var isPlain: Bool {
+    #if canImport(Darwin)
+      false
+    #else
+      _isPOD(Value.self)
+    #endif
+  }
 
   /// One aligned 8-byte word (`Int`, `Double`, …): one load or store.
   @inlinable
