@@ -48,11 +48,13 @@ class ComputeBox {
   }
 
   /// The core's watcher, set with the registrar: the value may have changed (Observation/).
+  /// Reads `observation` without `lock`: it was stored before the watcher was set, and the
+  /// core calls a watcher only once a read armed it, each step under the graph lock, so the
+  /// store comes before this read; it is never replaced.
   final func valueDidChange() {
-    lock.lock()
-    let observation = Unmanaged.passUnretained(self.observation.unsafelyUnwrapped)
-    lock.unlock()
-    observation._withUnsafeGuaranteedRef { $0.didChange() }
+    Unmanaged.passUnretained(observation.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
+      $0.didChange()
+    }
   }
   /// The cached value, for a graph snapshot (Introspection/GraphSnapshot.swift).
   func snapshotValue() -> Any? { nil }
