@@ -177,8 +177,12 @@ SG_INLINE int read_node(sg_thread *t, sg_node *n, bool arm, sg_trace *trace) {
    * waited for it): a link to it would hold a node that is already on the
    * graveyard, to be freed at the unlock below. */
   if (rc == SG_OK && n->destroyed) rc = SG_ESTALE;
-  if (rc == SG_OK && arm && !SG_PEEK(n->armed)) arm_locked(n);
-  else if (rc == SG_OK && !arm) rc = sg__track(t, n);
+  if (rc == SG_OK && arm) {
+    if (!SG_PEEK(n->armed)) arm_locked(n);
+    if (n->watcher) rc = SG_READ_WATCHED;
+  } else if (rc == SG_OK) {
+    rc = sg__track(t, n);
+  }
   sg__graph_unlock(g);
   sg__flush_if_outermost(t); /* effects reached by writes inside callbacks */
   if (trace && span >= 0) sg__trace_close(trace, span);
@@ -483,7 +487,8 @@ int sg_read_arm_unchecked(sg_node *n) {
     return rc < 0 ? rc : 1;
   }
   if (n->kind != SG_COMPUTED) return read_in(t, NULL, n);
-  if (fresh_unlocked(n) && SG_PEEK(n->armed)) return SG_OK; /* nothing to do */
+  /* Armed: its watcher was set before (published with `armed`). */
+  if (fresh_unlocked(n) && SG_PEEK(n->armed)) return SG_READ_WATCHED;
   if (G_UNLIKELY(t->trace != NULL)) return read_traced(t, n, true);
   return read_locked(t, n, true);
 }

@@ -55,8 +55,9 @@ TEST(watchers_once_per_arm) {
   GRAPH_FREE(g);
 }
 
-/* sg_read_arm_unchecked outside callbacks reads and arms in one step and
- * answers 0; inside one it reads, records the dependency and arms nothing,
+/* sg_read_arm_unchecked outside callbacks reads and arms in one step,
+ * answering SG_READ_WATCHED for a node with a watcher and 0 for one
+ * without; inside one it reads, records the dependency and arms nothing,
  * answering 1 (as sg_read_where_unchecked). */
 static int arm_inside;
 static int formula_read_arm(cell *self) {
@@ -66,13 +67,17 @@ static int formula_read_arm(cell *self) {
 
 TEST(watchers_read_arm_says_inside_or_outside) {
   sg_graph *g = sg_graph_new();
-  cell s, r;
+  cell s, r, plain;
   watched w;
   STORED(&s, g, "s", 1);
   watched_new(&w, g, formula_double, &s);
   COMPUTED(&r, g, "r", formula_read_arm, &w.base);
-  CHECK_EQ(sg_read_arm_unchecked(w.base.node), 0); /* outside: runs w, arms it */
+  COMPUTED(&plain, g, "plain", formula_double, &s);
+  CHECK_EQ(sg_read_arm_unchecked(w.base.node), SG_READ_WATCHED); /* outside: runs w, arms it */
   CHECK_EQ(w.base.runs, 1);
+  CHECK_EQ(sg_read_arm_unchecked(w.base.node), SG_READ_WATCHED); /* armed already: lock-free */
+  CHECK_EQ(sg_read_arm_unchecked(plain.node), 0); /* no watcher: read, nothing armed */
+  CHECK_EQ(plain.runs, 1);
   SET(&s, 2);
   CHECK_EQ(w.calls, 1);
   CHECK_EQ(w.base.runs, 1); /* the call recomputes nothing */
@@ -83,6 +88,7 @@ TEST(watchers_read_arm_says_inside_or_outside) {
   SET(&s, 3); /* r read w inside its run: w is not armed */
   CHECK_EQ(w.calls, 1);
   CHECK_EQ(sg_read_arm_unchecked(s.node), 0); /* a stored node: a plain read */
+  DESTROY(&plain);
   DESTROY(&r);
   DESTROY(&w.base);
   DESTROY(&s);

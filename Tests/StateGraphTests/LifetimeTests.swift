@@ -138,7 +138,12 @@ struct IsolatedLifetimeTests {
 
 @Suite("Deep graphs")
 struct DeepGraphTests {
-  @Test(.timeLimit(.minutes(2))) func aChainOf100kComputedsEvaluatesFromScratch() async {
+  @Test(
+    .timeLimit(.minutes(2)),
+    .disabled(
+      if: TransactionDeepChainTests.underThreadSanitizer,
+      "ThreadSanitizer cannot follow the core's stack switch"))
+  func aChainOf100kComputedsEvaluatesFromScratch() async {
     let head = Stored(wrappedValue: 0)
     var chain: [Computed<Int>] = []
     chain.reserveCapacity(100_000)

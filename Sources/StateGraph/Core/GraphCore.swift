@@ -67,13 +67,20 @@ enum GraphCore {
     return status == 0
   }
 
-  /// ``readSayingIfOutside(_:)`` that, outside computations, also arms the node's
-  /// watcher (a computed node, for Observation) under the same lock as the read.
+  /// Where ``readArming(_:)`` read: inside a computation, or outside one, where it armed
+  /// the node's watcher if it has one.
+  @usableFromInline
+  enum ArmedRead { case inside, outsideWatched, outsideUnwatched }
+
+  /// A read that, outside computations, also arms the node's watcher (a computed node,
+  /// for Observation) under the same lock as the read. `outsideWatched` also says that
+  /// what was stored before the watcher was set is visible here.
   @inlinable @inline(__always) @discardableResult
-  static func readArmingSayingIfOutside(_ node: OpaquePointer) -> Bool {
+  static func readArming(_ node: OpaquePointer) -> ArmedRead {
     let status = sg_read_arm_unchecked(node)
     if status < 0 { fail(status, node) }
-    return status == 0
+    if status == 1 { return .inside }
+    return status == Int32(SG_READ_WATCHED) ? .outsideWatched : .outsideUnwatched
   }
 
   /// A write (or batch end, or new effect) that the core answered with

@@ -61,10 +61,11 @@ class ComputeBox {
 }
 
 /// `@unchecked Sendable`: the C node hands the box to whichever thread computes or reads;
-/// `storage` (the value and the revisions beside it) and `observation` are touched only
-/// under `lock` (but for a plain value's copies without it, `currentInComputation`), and
-/// the rest is immutable after `init` (`node` is set before the box is shared). Internal:
-/// only `Computed` (which is `Sendable` only for `Sendable` values) hands out what it holds.
+/// `storage` (the value and the revisions beside it) and `observation` are written only
+/// under `lock`, and read under it but for a plain value's copies (`currentAfterRead`) and
+/// the registrar once the core says the watcher is set (`observedCurrent`); the rest is
+/// immutable after `init` (`node` is set before the box is shared). Internal: only
+/// `Computed` (which is `Sendable` only for `Sendable` values) hands out what it holds.
 @usableFromInline
 final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   /// The cached value; nil until the first run (or the placeholder). A pointer rather
@@ -165,11 +166,12 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
     return storage.unsafelyUnwrapped.pointee
   }
 
-  /// ``current`` for a read inside a computation: a plain value is copied without the
-  /// lock (see `PlainValue`). The block is there and stays: it was made before the run
-  /// that the core's read waited for, and is never replaced.
+  /// ``current`` after the core's read brought the node up to date (inside a computation,
+  /// or outside one with its watcher armed): a plain value is copied without the lock (see
+  /// `PlainValue`). The block is there and stays: it was made before the run that the
+  /// core's read waited for, and is never replaced.
   @inlinable
-  var currentInComputation: Value {
+  var currentAfterRead: Value {
     if PlainValue<Value>.isPlain,
       let value = PlainValue<Value>.copy(at: storage.unsafelyUnwrapped, guardedBy: lock)
     {
@@ -192,26 +194,27 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
     return oldValue
   }
 
-  /// The value, for a read outside a computation, after the core brought the node up to
+  /// The value, for a read outside a computation after the core brought the node up to
   /// date and armed its watcher (under one graph lock, so no write slipped in between):
-  /// the read registers with Observation.
-  @inlinable
+  /// the read registers with Observation. The registrar was made before the watcher was
+  /// set, which the core's answer says this thread sees, and is never replaced: no lock.
+  /// Out of line, as the rare path is: the getter inlined into computations stays small.
+  @inlinable @inline(never)
   func observedCurrent() -> Value {
-    lock.lock()
-    if observation == nil {
-      // The first read outside a computation: the arm found no watcher to arm. Made now
-      // with the registrar, it is armed by reading again.
-      lock.unlock()
-      makeObservation()
-      GraphCore.readArmingSayingIfOutside(node.unsafelyUnwrapped)
-      lock.lock()
-    }
-    // One lock for both; unmanaged, as the box holds the registrar for its whole life.
     let observation = Unmanaged.passUnretained(self.observation.unsafelyUnwrapped)
-    let value = storage.unsafelyUnwrapped.pointee
-    lock.unlock()
+    let value = currentAfterRead
     observation._withUnsafeGuaranteedRef { $0.access() }
     return value
+  }
+
+  /// The first read outside a computation: the core found no watcher to arm. Made now with
+  /// the registrar (or found made by another thread, under `lock`), it is armed by reading
+  /// again. Out of line: once per node.
+  @inlinable @inline(never)
+  func firstObservedCurrent() -> Value {
+    makeObservation()
+    GraphCore.readArming(node.unsafelyUnwrapped)
+    return observedCurrent()
   }
 
   /// Keeps a computed value, answering whether it differs from the last one.

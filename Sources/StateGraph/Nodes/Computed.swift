@@ -75,10 +75,11 @@ public final class Computed<Value> {
     if let staging = Staging.current { return stagedRead(staging) }
     return box._withUnsafeGuaranteedRef { box in
       // Outside computations the read arms the watcher: Observation may track it.
-      if GraphCore.readArmingSayingIfOutside(box.node.unsafelyUnwrapped) {
-        return box.observedCurrent()
+      switch GraphCore.readArming(box.node.unsafelyUnwrapped) {
+      case .inside: return box.currentAfterRead
+      case .outsideWatched: return box.observedCurrent()
+      case .outsideUnwatched: return box.firstObservedCurrent()
       }
-      return box.currentInComputation
     }
   }
 }
