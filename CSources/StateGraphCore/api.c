@@ -269,6 +269,14 @@ SG_INLINE bool read_recent(sg_frame *f, sg_node *n) {
   return (f->recent[0] == n || f->recent[1] == n) && fresh_unlocked(n);
 }
 
+/* A re-run's read of the source at its cursor (the common case), or of one
+ * in its memo: the link that holds n is known, so n is in the frame's graph
+ * and is no effect (nobody reads one), and is compared before it is
+ * dereferenced. */
+SG_INLINE bool read_known_source(sg_frame *f, sg_node *n) {
+  return (f->cursor && f->cursor->source == n && read_fast(f, n)) || read_recent(f, n);
+}
+
 /* A callback's re-read of the source its last run read at this point, or
  * of one of the last two it found off its cursor, needs no door: the
  * pointer equals one a link of the running node holds, and the link's
@@ -278,8 +286,7 @@ SG_INLINE bool read_recent(sg_frame *f, sg_node *n) {
 int sg_read(sg_node *n) {
   sg_thread *t = sg__current;
   sg_frame *f = t ? t->frame : NULL;
-  if (f && ((f->cursor && f->cursor->source == n && read_fast(f, n)) || read_recent(f, n)))
-    return SG_OK;
+  if (f && read_known_source(f, n)) return SG_OK;
   int rc = sg__enter(n);
   if (rc < 0) return rc;
   rc = sg_read_unchecked(n);
@@ -288,11 +295,7 @@ int sg_read(sg_node *n) {
 }
 
 SG_INLINE int read_in(sg_thread *t, sg_frame *f, sg_node *n) {
-  /* First the common case, a re-run's read of the source its last run read
-   * at this point: that link's source is in the frame's graph and is no
-   * effect (nobody reads one), so the tests below are answered already. */
-  if (f && f->cursor && f->cursor->source == n && read_fast(f, n)) return SG_OK;
-  if (f && read_recent(f, n)) return SG_OK;
+  if (f && read_known_source(f, n)) return SG_OK; /* the tests below answered already */
   if (n->kind == SG_EFFECT) return SG_EKIND;
   if (!f) {
     if (fresh_unlocked(n)) return SG_OK; /* nothing to bring up to date or record */

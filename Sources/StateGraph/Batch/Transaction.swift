@@ -52,13 +52,11 @@ final class Transaction {
   /// This thread's innermost open transaction. Inlined: every change asks,
   /// and almost always the answer is nil.
   @inlinable
-  static var current: Transaction? {
-    // The thread's state borrowed: a reference counted here would be paid by every change.
-    ThreadState.withExisting { $0.transaction }
-  }
+  static var current: Transaction? { currentUnretained?.takeUnretainedValue() }
 
   /// ``current`` unretained, for the steps every change takes: the thread's state holds an
-  /// open batch's log until the batch ends, which no change on its thread outlives.
+  /// open batch's log until the batch ends, which no change on its thread outlives. The
+  /// thread's state borrowed: a reference counted here would be paid by every change.
   @inlinable
   static var currentUnretained: Unmanaged<Transaction>? {
     ThreadState.withExisting { $0.innermostTransaction }
