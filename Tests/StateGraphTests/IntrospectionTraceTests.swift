@@ -1,3 +1,4 @@
+import Observation
 import StateGraph
 import Testing
 
@@ -107,15 +108,27 @@ struct IntrospectionTraceTests {
     #expect(diamond.seen.values == [1, 5])
   }
 
+  /// A read Observation does not track gives the node no watcher: a write marks it, and
+  /// nothing else hears.
+  @Test func aReadNobodyTracksLeavesNoWatcher() {
+    let a = Stored(name: "a", wrappedValue: 1, file: "untracked.swift", line: 1)
+    let double = Computed(name: "double", file: "untracked.swift", line: 2) { _ in
+      a.wrappedValue * 2
+    }
+    #expect(double.wrappedValue == 2)
+    let trace = withGraphTrace { a.wrappedValue = 2 }
+    #expect(trace.description == "write a (untracked.swift:1)\n  double: dirty\n")
+  }
+
   @Test func aLazyReadIsItsOwnChain() {
     let a = Stored(name: "a", wrappedValue: 1, file: "lazy.swift", line: 1)
     let double = Computed(name: "double", file: "lazy.swift", line: 2) { _ in a.wrappedValue * 2 }
-    #expect(double.wrappedValue == 2)
+    #expect(withObservationTracking { double.wrappedValue } onChange: {} == 2)
     let trace = withGraphTrace {
       a.wrappedValue = 2
       #expect(double.wrappedValue == 4)
     }
-    // `double` was read outside a computation, so Observation watches it.
+    // Observation tracked a read of `double`, so its watcher hears of the write.
     #expect(
       trace.description == """
         write a (lazy.swift:1)

@@ -40,6 +40,17 @@ final class ThreadState {
   /// Contexts whose release waits for an outer release on this thread.
   @exclusivity(unchecked) var pendingReleases: [UnsafeMutableRawPointer] = []
   @exclusivity(unchecked) var isReleasing = false
+  /// The registrar this thread's next Observation probe reads, kept by the node whose
+  /// read finds it tracked (Observation/TrackingProbe.swift). Retained by this state;
+  /// unmanaged, so that a probe counts no reference.
+  @exclusivity(unchecked) var spareRegistrar: Unmanaged<NodeObservation>?
+  /// How many times the probe's key was hashed on this thread.
+  @exclusivity(unchecked) var probeKeyHashes: UInt = 0
+  /// ``TrackingProbe/isTrusted``, asked once per thread (a global's every use would go
+  /// through its once-token).
+  @exclusivity(unchecked) var probeIsTrusted: Bool?
+
+  deinit { spareRegistrar?.release() }
 
   /// `body` with this thread's state, borrowed: no reference is counted.
   @inline(__always)

@@ -15,9 +15,9 @@ class ComputeBox {
   /// Set once, right after the C node is made, before the box is shared.
   @usableFromInline @exclusivity(unchecked) var node: OpaquePointer?
   @usableFromInline let lock = ValueLock()
-  /// Made by the first read outside a computation, the only kind Observation tracks,
-  /// which also gives the C node its watcher: a node nobody observes costs no registrar
-  /// (two allocations) and no watcher call per change. Guarded by `lock`; never replaced.
+  /// Made by the first read Observation tracks (``TrackingProbe``), which also gives the
+  /// C node its watcher: a node nobody observes costs no registrar (three allocations)
+  /// and no watcher call per change. Guarded by `lock`; never replaced.
   @usableFromInline @exclusivity(unchecked) var observation: NodeObservation?
 
   @usableFromInline
@@ -35,14 +35,15 @@ class ComputeBox {
     node = created
   }
 
-  /// Makes the registrar and sets the watcher, under `lock`: a reader that finds the
-  /// registrar finds the watcher set, so the arm of its read is never lost.
+  /// Keeps the registrar the tracked read probed with and sets the watcher, under `lock`:
+  /// a reader that finds the registrar finds the watcher set, so the arm of its read is
+  /// never lost.
   @usableFromInline
   final func makeObservation() {
     lock.lock()
     defer { lock.unlock() }
     if observation == nil {
-      observation = NodeObservation()
+      observation = TrackingProbe.takeRegistrar()
       sg_node_set_watcher(node, Trampolines.watch)
     }
   }
@@ -207,11 +208,13 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
     return value
   }
 
-  /// The first read outside a computation: the core found no watcher to arm. Made now with
-  /// the registrar (or found made by another thread, under `lock`), it is armed by reading
-  /// again. Out of line: once per node.
+  /// A read outside computations that found no watcher to arm. When Observation tracks
+  /// it, the watcher is set now with the registrar (or found set by another thread, under
+  /// `lock`) and armed by reading again. Out of line: the getter inlined into
+  /// computations stays small.
   @inlinable @inline(never)
   func firstObservedCurrent() -> Value {
+    guard TrackingProbe.isTracking() else { return currentAfterRead }
     makeObservation()
     GraphCore.readArming(node.unsafelyUnwrapped)
     return observedCurrent()

@@ -136,14 +136,17 @@ public final class Stored<Value> {
   }
 
   /// The value read under `lock`, registered with Observation for a read outside
-  /// computations. Out of line: the getter's common path, inlined into callers, stays
-  /// small.
+  /// computations that Observation tracks. Out of line: the getter's common path, inlined
+  /// into callers, stays small.
   @inlinable @inline(never)
   func lockedValue(registering isOutside: Bool) -> Value {
     lock.lock()
     // Made before the value is read, under the same lock: a write that found none (and
-    // told Observation nothing) came before this read, which sees its value.
-    let observation = isOutside ? madeObservation() : nil
+    // told Observation nothing) came before this read, which sees its value. The probe
+    // runs no user code.
+    let observation =
+      isOutside && (side?.observation != nil || TrackingProbe.isTracking())
+      ? madeObservation() : nil
     let current = value
     lock.unlock()
     observation?._withUnsafeGuaranteedRef { $0.access() }
@@ -292,12 +295,13 @@ public final class Stored<Value> {
     }
   }
 
-  /// The node's Observation registrar, made on first use. Under `lock`. Unmanaged: never
-  /// replaced, it lives as long as the node, which the reader holds.
+  /// The node's Observation registrar, kept at the first tracked read from the registrar
+  /// it probed with. Under `lock`. Unmanaged: never replaced, it lives as long as the
+  /// node, which the reader holds.
   @inlinable
   func madeObservation() -> Unmanaged<NodeObservation> {
     madeSide()._withUnsafeGuaranteedRef { side in
-      if side.observation == nil { side.observation = NodeObservation() }
+      if side.observation == nil { side.observation = TrackingProbe.takeRegistrar() }
       return .passUnretained(side.observation.unsafelyUnwrapped)
     }
   }

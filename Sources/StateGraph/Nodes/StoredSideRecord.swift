@@ -6,9 +6,9 @@
 /// that lock (`persistence` is set before the node is shared).
 @usableFromInline
 final class StoredSideRecord<Value>: Revisions<Value> {
-  /// Made by the first read outside a computation, the only kind Observation tracks:
-  /// until then no observer can know the node, and a change skips it (a registrar's
-  /// willSet/didSet cost ~250 instructions even when empty).
+  /// Made by the first read Observation tracks (``TrackingProbe``): until then no
+  /// observer can know the node, and a change skips it (a registrar's willSet/didSet
+  /// cost ~250 instructions even when empty).
   @usableFromInline @exclusivity(unchecked) var observation: NodeObservation?
   /// `batchDidCommit`, made by the first change in a batch where `Value` is known (once
   /// per node, so a batch allocates nothing in the steady state) and handed to the

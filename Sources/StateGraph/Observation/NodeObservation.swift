@@ -14,6 +14,13 @@ final class NodeObservation: Sendable {
   @usableFromInline
   func access() { registrar.accessValue() }
 
+  /// A read under the probe's key, which Observation hashes only when tracking
+  /// (TrackingProbe.swift).
+  func probe() {
+    let subject = ProbeSubject.shared
+    registrar.access(subject, keyPath: subject.path)
+  }
+
   /// The node is about to change: `withObservationTracking`'s onChange runs
   /// now, in the writing thread, and still reads the old value (the timing
   /// of an `@Observable` class's setter).

@@ -1,0 +1,154 @@
+import Foundation
+import Observation
+import Testing
+
+@testable import StateGraph
+
+/// A node gets its Observation registrar at its first read that Observation tracks, found
+/// by `TrackingProbe`; reads nobody tracks leave it without one.
+@Suite("Observation probe")
+struct ObservationProbeTests {
+  @Test func theProbeAnswersInsideAndOutsideTracking() {
+    #expect(TrackingProbe.isTrusted)
+    #expect(!TrackingProbe.isTracking())
+    #expect(withObservationTracking { TrackingProbe.isTracking() } onChange: {})
+    // A computation inside a tracked read is still inside the tracking: the probe says
+    // so, and the node read there is kept out of it by the core (a read inside).
+    let source = Stored(wrappedValue: 1)
+    let seen = Recorder<Bool>()
+    let derived = Computed { _ in
+      seen.append(TrackingProbe.isTracking())
+      return source.wrappedValue
+    }
+    _ = withObservationTracking { derived.wrappedValue } onChange: {}
+    #expect(seen.values == [true])
+    #expect(!TrackingProbe.isTracking())
+  }
+
+  @Test func readsNobodyTracksMakeNoRegistrar() {
+    let stored = Stored(wrappedValue: 1)
+    let computed = Computed { _ in stored.wrappedValue * 2 }
+    #expect(stored.wrappedValue == 1)
+    #expect(computed.wrappedValue == 2)
+    stored.wrappedValue = 2
+    #expect(computed.wrappedValue == 4)
+    #expect(stored.lock.withLock { stored.side == nil })
+    #expect(computed.box._withUnsafeGuaranteedRef { box in box.lock.withLock { box.observation == nil } })
+
+    let fired = Counter()
+    withObservationTracking {
+      _ = stored.wrappedValue
+      _ = computed.wrappedValue
+    } onChange: { fired.tick() }
+    #expect(stored.lock.withLock { stored.side?.observation != nil })
+    #expect(computed.box._withUnsafeGuaranteedRef { box in box.lock.withLock { box.observation != nil } })
+    stored.wrappedValue = 3
+    #expect(fired.value == 1)
+  }
+
+  /// The registrar a tracked read probed with is the one the node keeps: the tracking's
+  /// entry for the probe is the node's own, and ends with it.
+  @Test func aTrackedReadKeepsTheRegistrarItProbedWith() {
+    let computed = Computed { _ in 1 }
+    #expect(!TrackingProbe.isTracking())  // the thread has its spare now
+    let spare = ThreadState.current.spareRegistrar?.takeUnretainedValue()
+    #expect(spare != nil)
+    _ = withObservationTracking { computed.wrappedValue } onChange: {}
+    #expect(computed.box._withUnsafeGuaranteedRef { $0.observation } === spare)
+    #expect(ThreadState.current.spareRegistrar == nil)
+  }
+
+  /// A read that probed, then found the node given a registrar by another thread, leaves
+  /// its probe's entry with the spare registrar, which a later node keeps: that tracking
+  /// must not hear of the later node's changes, only of what it read.
+  @Test func aProbeWhoseNodeWasObservedMeanwhileNeverFires() {
+    let observed = Stored(wrappedValue: 0)
+    withObservationTracking { _ = observed.wrappedValue } onChange: {}  // has a registrar
+    let first = Counter()
+    withObservationTracking {
+      #expect(TrackingProbe.isTracking())  // the probe of a read that then finds...
+      _ = observed.wrappedValue  // ...the registrar made: it registers there
+    } onChange: { first.tick() }
+    let spare = ThreadState.current.spareRegistrar?.takeUnretainedValue()
+
+    let later = Stored(wrappedValue: 0)
+    let second = Counter()
+    withObservationTracking { _ = later.wrappedValue } onChange: { second.tick() }
+    #expect(later.lock.withLock { later.side?.observation } === spare)
+    later.wrappedValue = 1
+    #expect(second.value == 1)
+    #expect(first.value == 0)
+    observed.wrappedValue = 1
+    #expect(first.value == 1)
+  }
+
+  /// Observation's registrar cancels what was registered with it when it goes; the node
+  /// keeps the registrar the tracking recorded, so an `onChange` whose nodes go before any
+  /// change is released with them.
+  @Test func anOnChangeIsReleasedWithTheNodesItTracked() {
+    final class Payload: Sendable {}
+    weak var released: Payload?
+    do {
+      let stored = Stored(wrappedValue: 1)
+      let computed = Computed { _ in stored.wrappedValue + 1 }
+      let payload = Payload()
+      released = payload
+      withObservationTracking {
+        _ = stored.wrappedValue
+        _ = computed.wrappedValue
+      } onChange: { [payload] in _ = payload }
+    }
+    #expect(released == nil)
+  }
+
+  @Test func aReadOnAnotherThreadProbesThere() {
+    let stored = Stored(wrappedValue: 1)
+    let fired = Counter()
+    #expect(onAnotherThread {
+      withObservationTracking { _ = stored.wrappedValue } onChange: { fired.tick() }
+      _ = stored.wrappedValue  // untracked, on a thread whose spare went to `stored`
+    })
+    stored.wrappedValue = 2
+    #expect(fired.value == 1)
+  }
+}
+
+/// Run under the thread sanitizer by `make test` (filter: Stress).
+@Suite("Observation probe Stress")
+struct ObservationProbeStressTests {
+  /// Threads read fresh nodes for the first time at once, some inside a tracking, some
+  /// not: every tracking hears of the next change exactly once, whichever thread's probe
+  /// the node kept.
+  @Test(.timeLimit(.minutes(1)))
+  func firstReadsRacingOnFreshNodesAllReachTheirTrackings() async {
+    let threads = 4
+    for round in 0..<200 {
+      let source = Stored(wrappedValue: round)
+      let stored = Stored(wrappedValue: round)
+      let computed = Computed { _ in source.wrappedValue + 1 }
+      let fired = Counter()
+      let start = DispatchGroup()
+      start.enter()
+      let readers = (0..<threads).map { index in
+        startThread {
+          start.wait()
+          if index % 2 == 0 {
+            withObservationTracking {
+              _ = stored.wrappedValue
+              _ = computed.wrappedValue
+            } onChange: { fired.tick() }
+          } else {
+            _ = stored.wrappedValue
+            _ = computed.wrappedValue
+          }
+        }
+      }
+      start.leave()
+      for reader in readers { #expect(reader.wait(seconds: 20)) }
+      source.wrappedValue += 1
+      #expect(fired.value == threads / 2)
+      stored.wrappedValue += 1
+      #expect(fired.value == threads / 2)  // one-shot: each fired at the first change
+    }
+  }
+}
