@@ -447,7 +447,7 @@ int sg_node_set_watcher(sg_node *n, sg_callback watcher) {
   if (rc < 0) return rc;
   if (n->kind == SG_COMPUTED) {
     sg__graph_lock(n->graph);
-    n->watcher = watcher;
+    SG_PUBLISH(n->watcher, watcher); /* read without the lock: sg_read_arm_unchecked */
     sg__graph_unlock(n->graph);
   } else {
     rc = SG_EKIND;
@@ -490,8 +490,13 @@ int sg_read_arm_unchecked(sg_node *n) {
     return rc < 0 ? rc : 1;
   }
   if (n->kind != SG_COMPUTED) return read_in(t, NULL, n);
-  /* Armed: its watcher was set before (published with `armed`). */
-  if (fresh_unlocked(n) && SG_PEEK(n->armed)) return SG_READ_WATCHED;
+  if (fresh_unlocked(n)) {
+    /* Armed: its watcher was set before (published with `armed`). No
+     * watcher: nothing to arm. A watcher set meanwhile by another thread
+     * is that thread's to arm. */
+    if (SG_PEEK(n->armed)) return SG_READ_WATCHED;
+    if (!SG_PEEK(n->watcher)) return SG_OK;
+  }
   if (G_UNLIKELY(t->trace != NULL)) return read_traced(t, n, true);
   return read_locked(t, n, true);
 }

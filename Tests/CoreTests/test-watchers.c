@@ -4,6 +4,7 @@
  * node, without recomputing it; not called when a read found it unchanged.
  */
 #include "harness.h"
+#include "sg_testing.h"
 
 typedef struct watched {
   cell base;
@@ -60,6 +61,11 @@ TEST(watchers_once_per_arm) {
  * without; inside one it reads, records the dependency and arms nothing,
  * answering 1 (as sg_read_where_unchecked). */
 static int arm_inside;
+static int locks_taken;
+static void count_locks(const char *point, bool blocked) {
+  (void)blocked;
+  if (strcmp(point, "lock") == 0) locks_taken++;
+}
 static int formula_read_arm(cell *self) {
   arm_inside = sg_read_arm_unchecked(self->in[0]->node);
   return self->in[0]->value * 10;
@@ -78,6 +84,12 @@ TEST(watchers_read_arm_says_inside_or_outside) {
   CHECK_EQ(sg_read_arm_unchecked(w.base.node), SG_READ_WATCHED); /* armed already: lock-free */
   CHECK_EQ(sg_read_arm_unchecked(plain.node), 0); /* no watcher: read, nothing armed */
   CHECK_EQ(plain.runs, 1);
+  /* Up to date, armed or without a watcher: no lock. */
+  REQUIRE(sg__set_scheduling_hook(count_locks));
+  CHECK_EQ(sg_read_arm_unchecked(plain.node), 0);
+  CHECK_EQ(sg_read_arm_unchecked(w.base.node), SG_READ_WATCHED);
+  sg__set_scheduling_hook(NULL);
+  CHECK_EQ(locks_taken, 0);
   SET(&s, 2);
   CHECK_EQ(w.calls, 1);
   CHECK_EQ(w.base.runs, 1); /* the call recomputes nothing */

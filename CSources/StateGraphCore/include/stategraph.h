@@ -525,7 +525,8 @@ uint64_t sg_node_version_unchecked(sg_node *node);
 /* Outside callbacks: sg_read() and sg_node_arm() under one lock, so no
  * write can slip between reading the value and arming the watcher; returns
  * SG_READ_WATCHED when the node has a watcher (armed now), else 0 (for a
- * node that is not computed: sg_read_unchecked()). SG_READ_WATCHED also
+ * node that is not computed: sg_read_unchecked()); an up-to-date node that
+ * is armed already, or has no watcher, is read without the lock. SG_READ_WATCHED also
  * says that whatever the binding stored before sg_node_set_watcher() is
  * visible to this thread. Inside a callback it is sg_read_unchecked() and
  * returns 1, as sg_read_where_unchecked() does: one call for a binding
