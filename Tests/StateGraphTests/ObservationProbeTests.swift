@@ -58,30 +58,6 @@ struct ObservationProbeTests {
     #expect(ThreadState.current.spareRegistrar == nil)
   }
 
-  /// A read that probed, then found the node given a registrar by another thread, leaves
-  /// its probe's entry with the spare registrar, which a later node keeps: that tracking
-  /// must not hear of the later node's changes, only of what it read.
-  @Test func aProbeWhoseNodeWasObservedMeanwhileNeverFires() {
-    let observed = Stored(wrappedValue: 0)
-    withObservationTracking { _ = observed.wrappedValue } onChange: {}  // has a registrar
-    let first = Counter()
-    withObservationTracking {
-      #expect(TrackingProbe.isTracking())  // the probe of a read that then finds...
-      _ = observed.wrappedValue  // ...the registrar made: it registers there
-    } onChange: { first.tick() }
-    let spare = ThreadState.current.spareRegistrar?.takeUnretainedValue()
-
-    let later = Stored(wrappedValue: 0)
-    let second = Counter()
-    withObservationTracking { _ = later.wrappedValue } onChange: { second.tick() }
-    #expect(later.lock.withLock { later.side?.observation } === spare)
-    later.wrappedValue = 1
-    #expect(second.value == 1)
-    #expect(first.value == 0)
-    observed.wrappedValue = 1
-    #expect(first.value == 1)
-  }
-
   /// Observation's registrar cancels what was registered with it when it goes; the node
   /// keeps the registrar the tracking recorded, so an `onChange` whose nodes go before any
   /// change is released with them.
@@ -116,6 +92,68 @@ struct ObservationProbeTests {
 /// Run under the thread sanitizer by `make test` (filter: Stress).
 @Suite("Observation probe Stress")
 struct ObservationProbeStressTests {
+  final class Payload: Sendable {}
+
+  /// Hands objects to threads without their closures capturing them.
+  final class Handoff<Object: AnyObject>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var objects: [Object]
+    init(_ objects: [Object]) { self.objects = objects }
+    func take() -> Object { lock.withLock { objects.removeLast() } }
+  }
+
+  @inline(never)
+  static func readTracked(_ node: Computed<Int>, _ payload: Payload, _ fired: Counter) {
+    _ = withObservationTracking { node.wrappedValue } onChange: { [payload] in
+      _ = payload
+      fired.tick()
+    }
+  }
+
+  /// Two threads make the first tracked read of one fresh computed node at once (its
+  /// computation is slow, so both find it without a registrar): the node keeps one
+  /// thread's registrar, both trackings hear of its change, and when the node goes
+  /// unchanged neither `onChange` outlives it, though both threads are still alive (a
+  /// registrar left with the losing thread would hold its tracking).
+  @Test(.timeLimit(.minutes(1)))
+  func twoFirstTrackedReadsOfOneNodeLeaveNothingBehind() {
+    for round in 0..<500 {
+      let tracker = LifetimeTracker()
+      let fired = Counter()
+      let (start, read, finish) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+      var threads: [DispatchSemaphore] = []
+      do {
+        let source = Stored(wrappedValue: round)
+        let computed = Computed { _ in
+          usleep(200)
+          return source.wrappedValue
+        }
+        let nodes = Handoff([computed, computed])
+        let payloads = Handoff([tracker.track(Payload()), tracker.track(Payload())])
+        for _ in 0..<2 {
+          threads.append(
+            startThread {
+              start.wait()
+              Self.readTracked(nodes.take(), payloads.take(), fired)
+              read.signal()
+              finish.wait()
+            })
+        }
+        start.signal()
+        start.signal()
+        #expect(read.wait(seconds: 20) && read.wait(seconds: 20))
+        if round % 2 == 0 {
+          source.wrappedValue += 1
+          #expect(fired.value == 2)
+        }
+      }
+      #expect(tracker.aliveCount == 0)  // the nodes went; the threads still run
+      finish.signal()
+      finish.signal()
+      for thread in threads { #expect(thread.wait(seconds: 20)) }
+    }
+  }
+
   /// Threads read fresh nodes for the first time at once, some inside a tracking, some
   /// not: every tracking hears of the next change exactly once, whichever thread's probe
   /// the node kept.

@@ -66,9 +66,9 @@ struct ObservationTests {
     #expect(fired.value == 1)
   }
 
-  /// A computed node gets its registrar and watcher at its first read outside a
-  /// computation: a node that already ran (read by another node) and is first observed
-  /// then must still be armed by that read.
+  /// A computed node gets its registrar and watcher at its first read Observation
+  /// tracks: a node that already ran (read by another node) and is first observed then
+  /// must still be armed by that read.
   @Test func aComputedFirstObservedAfterItRanIsArmedByThatRead() {
     let source = Stored(wrappedValue: 1)
     let derived = Computed { _ in source.wrappedValue + 1 }

@@ -35,17 +35,20 @@ class ComputeBox {
     node = created
   }
 
-  /// Keeps the registrar the tracked read probed with and sets the watcher, under `lock`:
-  /// a reader that finds the registrar finds the watcher set, so the arm of its read is
-  /// never lost.
+  /// Whether the node has a registrar, made now if Observation tracks this read: the
+  /// node keeps the registrar the probe read, and its watcher is set. Probe, registrar and
+  /// watcher under `lock`: a reader that finds the registrar finds the watcher set, so the
+  /// arm of its read is never lost, and a probe's registrar always goes to its node (one
+  /// left with the thread would keep the tracking's `onChange` after the node went).
   @usableFromInline
-  final func makeObservation() {
+  final func observationIfTracked() -> Bool {
     lock.lock()
     defer { lock.unlock() }
-    if observation == nil {
-      observation = TrackingProbe.takeRegistrar()
-      sg_node_set_watcher(node, Trampolines.watch)
-    }
+    if observation != nil { return true }
+    guard TrackingProbe.isTracking() else { return false }
+    observation = TrackingProbe.takeRegistrar()
+    sg_node_set_watcher(node, Trampolines.watch)
+    return true
   }
 
   /// The core's watcher, set with the registrar: the value may have changed (Observation/).
@@ -209,13 +212,12 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   }
 
   /// A read outside computations that found no watcher to arm. When Observation tracks
-  /// it, the watcher is set now with the registrar (or found set by another thread, under
-  /// `lock`) and armed by reading again. Out of line: the getter inlined into
-  /// computations stays small.
+  /// it, the watcher is set now with the registrar (or found set by another thread) and
+  /// armed by reading again. Out of line: the getter inlined into computations stays
+  /// small.
   @inlinable @inline(never)
   func firstObservedCurrent() -> Value {
-    guard TrackingProbe.isTracking() else { return currentAfterRead }
-    makeObservation()
+    guard observationIfTracked() else { return currentAfterRead }
     GraphCore.readArming(node.unsafelyUnwrapped)
     return observedCurrent()
   }

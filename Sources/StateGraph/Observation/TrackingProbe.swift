@@ -8,10 +8,10 @@ import Observation
 /// set, which hashes it. The probe reads its thread's spare registrar under a key path
 /// whose subscript argument counts the hashes made on the reading thread: a count that
 /// moved says the read was recorded. The node being read then keeps that spare registrar
-/// as its own, so the tracking's entry for it lives as long as the node (a registrar's
-/// end cancels what was registered with it). The probe's key is never announced: an entry
-/// left by a probe whose node had meanwhile got a registrar from another thread never
-/// fires, and ends with the spare registrar.
+/// as its own (probe and keeping under the node's lock, so no registrar a tracking
+/// recorded stays with the thread), and the tracking's entry for it lives as long as the
+/// node: a registrar's end cancels what was registered with it. The probe's key is never
+/// announced; the node's own key, which the same read records next, is.
 ///
 /// A moved count proves tracking. An unmoved one is trusted once a probe inside a
 /// `withObservationTracking` of its own, made at the first unmoved answer (so outside
@@ -33,7 +33,8 @@ enum TrackingProbe {
   }
 
   /// The registrar the last probe of this thread read, for the node that read it, under
-  /// that node's lock. The thread makes a new spare at its next probe.
+  /// the node's lock that the probe ran under. The thread makes a new spare at its next
+  /// probe.
   @usableFromInline
   static func takeRegistrar() -> NodeObservation {
     ThreadState.withCurrent { state in
