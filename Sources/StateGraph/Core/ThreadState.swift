@@ -59,6 +59,13 @@ final class ThreadState {
     return Unmanaged<ThreadState>.fromOpaque(raw)._withUnsafeGuaranteedRef(body)
   }
 
+  /// This thread's state, unretained (it lives as long as the thread), made if needed.
+  @inline(__always)
+  static var currentUnretained: Unmanaged<ThreadState> {
+    if let raw = sg_binding_slot()!.pointee { return Unmanaged.fromOpaque(raw) }
+    return .passUnretained(current)
+  }
+
   static var current: ThreadState {
     let slot = sg_binding_slot()!
     if let raw = slot.pointee { return Unmanaged<ThreadState>.fromOpaque(raw).takeUnretainedValue() }

@@ -35,20 +35,22 @@ class ComputeBox {
     node = created
   }
 
-  /// Whether the node has a registrar, made now if Observation tracks this read: the
-  /// node keeps the registrar the probe read, and its watcher is set. Probe, registrar and
-  /// watcher under `lock`: a reader that finds the registrar finds the watcher set, so the
-  /// arm of its read is never lost, and a probe's registrar always goes to its node (one
-  /// left with the thread would keep the tracking's `onChange` after the node went).
+  /// After a probe that found this read tracked: the node keeps the registrar the probe
+  /// read, as its own, with its watcher set under `lock` (a reader that finds the
+  /// registrar finds the watcher set, so the arm of its read is never lost); or, when
+  /// another thread's tracked read gave it one first, beside it: left with the thread,
+  /// it would keep the tracking's `onChange` after the node went.
   @usableFromInline
-  final func observationIfTracked() -> Bool {
+  final func keepProbedRegistrar() {
+    let probed = TrackingProbe.takeRegistrar()
     lock.lock()
     defer { lock.unlock() }
-    if observation != nil { return true }
-    guard TrackingProbe.isTracking() else { return false }
-    observation = TrackingProbe.takeRegistrar()
-    sg_node_set_watcher(node, Trampolines.watch)
-    return true
+    if let observation {
+      observation.keep(probed)
+    } else {
+      observation = probed
+      sg_node_set_watcher(node, Trampolines.watch)
+    }
   }
 
   /// The core's watcher, set with the registrar: the value may have changed (Observation/).
@@ -217,7 +219,8 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   /// small.
   @inlinable @inline(never)
   func firstObservedCurrent() -> Value {
-    guard observationIfTracked() else { return currentAfterRead }
+    guard TrackingProbe.isTracking() else { return currentAfterRead }
+    keepProbedRegistrar()
     GraphCore.readArming(node.unsafelyUnwrapped)
     return observedCurrent()
   }

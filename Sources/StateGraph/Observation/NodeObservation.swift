@@ -4,11 +4,23 @@ import Observation
 /// on first use. An optional reference costs a null check; an optional
 /// registrar (a type of another, resilient module) would cost calls into its
 /// value witnesses at every copy and test, on every read.
+///
+/// `@unchecked Sendable`: `kept` is written only under the owning node's value lock.
 @usableFromInline
-final class NodeObservation: Sendable {
+final class NodeObservation: @unchecked Sendable {
   private let registrar = ObservationRegistrar()
+  /// Registrars that a probe read for this node on a thread that found the node observed
+  /// already (another thread's first tracked read came first): each holds an entry of a
+  /// tracking that read the node, which goes when the node goes. A chain: races only.
+  private var kept: NodeObservation?
 
   @usableFromInline init() {}
+
+  /// Keeps `probed` as long as this registrar. Under the owning node's value lock.
+  func keep(_ probed: NodeObservation) {
+    probed.kept = kept
+    kept = probed
+  }
 
   /// Registers a read of the node with the running observation, if any.
   @usableFromInline

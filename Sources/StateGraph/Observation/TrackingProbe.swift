@@ -7,11 +7,12 @@ import Observation
 /// Observation has no "is tracking" query, but a tracked read records its key path in a
 /// set, which hashes it. The probe reads its thread's spare registrar under a key path
 /// whose subscript argument counts the hashes made on the reading thread: a count that
-/// moved says the read was recorded. The node being read then keeps that spare registrar
-/// as its own (probe and keeping under the node's lock, so no registrar a tracking
-/// recorded stays with the thread), and the tracking's entry for it lives as long as the
-/// node: a registrar's end cancels what was registered with it. The probe's key is never
-/// announced; the node's own key, which the same read records next, is.
+/// moved says the read was recorded. The node being read then keeps that spare registrar,
+/// as its own or, when another thread's tracked read gave it one meanwhile, beside it, so
+/// no registrar a tracking recorded stays with the thread, and the tracking's entry for it
+/// lives as long as the node: a registrar's end cancels what was registered with it. The
+/// probe's key is never announced; the node's own key, which the same read records next,
+/// is.
 ///
 /// A moved count proves tracking. An unmoved one is trusted once a probe inside a
 /// `withObservationTracking` of its own, made at the first unmoved answer (so outside
@@ -23,7 +24,7 @@ enum TrackingProbe {
   /// being read keeps ``takeRegistrar()``.
   @usableFromInline
   static func isTracking() -> Bool {
-    ThreadState.withCurrent { state in
+    ThreadState.currentUnretained._withUnsafeGuaranteedRef { state in
       let spare = state.spareRegistrar ?? makeSpare(for: state)
       let hashes = state.probeKeyHashes
       spare._withUnsafeGuaranteedRef { $0.probe() }
@@ -32,12 +33,11 @@ enum TrackingProbe {
     }
   }
 
-  /// The registrar the last probe of this thread read, for the node that read it, under
-  /// the node's lock that the probe ran under. The thread makes a new spare at its next
-  /// probe.
+  /// The registrar the last probe of this thread read, for the node that read it. The
+  /// thread makes a new spare at its next probe.
   @usableFromInline
   static func takeRegistrar() -> NodeObservation {
-    ThreadState.withCurrent { state in
+    ThreadState.currentUnretained._withUnsafeGuaranteedRef { state in
       guard let spare = state.spareRegistrar else { return NodeObservation() }
       state.spareRegistrar = nil
       return spare.takeRetainedValue()
