@@ -58,9 +58,10 @@ enum TrackingProbe {
   /// Whether an unmoved count means "not tracking": Observation hashed the probe's key
   /// inside a tracking of its own. Its registrar cancels that tracking when it goes.
   static let isTrusted: Bool = ThreadState.withCurrent { state in
-    let registrar = NodeObservation()
+    let registrar = ObservationRegistrar()
+    let subject = ProbeSubject.shared
     let hashes = state.probeKeyHashes
-    withObservationTracking { registrar.probe() } onChange: {}
+    withObservationTracking { registrar.access(subject, keyPath: subject.path) } onChange: {}
     return state.probeKeyHashes != hashes
   }
 }
