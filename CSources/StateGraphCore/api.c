@@ -442,6 +442,7 @@ int sg_write_end(void) {
   return rc;
 }
 
+/* Moves watcher (docs/core-protocol.md, "What is shared, and what guards it"). */
 int sg_node_set_watcher(sg_node *n, sg_callback watcher) {
   int rc = sg__enter(n);
   if (rc < 0) return rc;
