@@ -124,6 +124,7 @@ int harness_known_bug(const char *file, int line, const char *why) { return 0; }
 typedef struct world {
   sg_graph *g;
   cell s, a, b, c, d;
+  atomic_int watcher_calls;
   uint64_t version;
   int read_rc;
   sg_node *handle; /* a handle kept by a thread that does not own it */
@@ -635,6 +636,46 @@ static void via_k_check(world *w) {
   DESTROY(&w->s);
 }
 
+/* A watcher set and armed by one thread (a binding's first observed read)
+ * while another reads the node outside callbacks, without the lock while it
+ * finds the node fresh and unwatched, and a third writes its source. The arm
+ * is never lost: if the write came before it, the next one calls the
+ * watcher; either way exactly once. */
+static world *watched_world; /* a watcher gets the node's context: its cell */
+static int count_watcher_call(sg_node *n, void *cell) {
+  (void)n, (void)cell;
+  atomic_fetch_add(&watched_world->watcher_calls, 1);
+  return 0;
+}
+static void watched_setup(world *w) {
+  watched_world = w;
+  STORED(&w->s, w->g, "s", 0);
+  COMPUTED(&w->a, w->g, "a", formula_double, &w->s);
+  (void)READ(&w->a);
+}
+static void set_watcher_and_arm(void *p) {
+  world *w = p;
+  CHECK_EQ(sg_node_set_watcher(w->a.node, count_watcher_call), SG_OK);
+  CHECK_EQ(sg_read_arm_unchecked(w->a.node), SG_READ_WATCHED);
+}
+static void read_a_arming(void *p) {
+  world *w = p;
+  int rc = sg_read_arm_unchecked(w->a.node);
+  CHECK(rc == 0 || rc == SG_READ_WATCHED);
+}
+static void write_s_once(void *p) {
+  world *w = p;
+  SET(&w->s, 1);
+}
+static void watched_check(world *w) {
+  int calls = atomic_load(&w->watcher_calls);
+  CHECK(calls <= 1);
+  if (calls == 0) SET(&w->s, 2); /* the write came before the arm */
+  CHECK_EQ(atomic_load(&w->watcher_calls), 1);
+  DESTROY(&w->a);
+  DESTROY(&w->s);
+}
+
 static const scenario scenarios[] = {
   {"write vs read", chain_setup, {write_twice, read_b}, chain_check},
   {"write vs destroy vs read", chain_setup, {write_twice, destroy_a, read_b_any},
@@ -658,6 +699,8 @@ static const scenario scenarios[] = {
   {"owned creation vs its owner", owned_setup, {create_owned_child, write_s_announced, write_q},
    owned_check},
   {"verified child vs its owner", via_k_setup, {write_t, write_s_announced}, via_k_check},
+  {"watcher set vs a read without the lock", watched_setup,
+   {set_watcher_and_arm, read_a_arming, write_s_once}, watched_check},
 };
 enum { SCENARIOS = sizeof scenarios / sizeof scenarios[0] };
 
