@@ -442,13 +442,16 @@ int sg_write_end(void) {
   return rc;
 }
 
-/* Moves watcher (docs/core-protocol.md, "What is shared, and what guards it"). */
+/* Moves watcher, and armed when it removes the watcher (docs/core-protocol.md,
+ * "What is shared, and what guards it"). */
 int sg_node_set_watcher(sg_node *n, sg_callback watcher) {
   int rc = sg__enter(n);
   if (rc < 0) return rc;
   if (n->kind == SG_COMPUTED) {
     sg__graph_lock(n->graph);
     SG_PUBLISH(n->watcher, watcher); /* read without the lock: sg_read_arm_unchecked */
+    /* Armed says a watcher waits: a read that finds it armed skips the lock. */
+    if (!watcher) SG_PUBLISH(n->armed, false);
     sg__graph_unlock(n->graph);
   } else {
     rc = SG_EKIND;

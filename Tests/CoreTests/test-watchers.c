@@ -71,6 +71,25 @@ static int formula_read_arm(cell *self) {
   return self->in[0]->value * 10;
 }
 
+/* A removed watcher leaves nothing armed: reads answer 0, with or without
+ * the lock. */
+TEST(watchers_removed_while_armed_reads_unwatched) {
+  sg_graph *g = sg_graph_new();
+  cell s;
+  watched w;
+  STORED(&s, g, "s", 1);
+  watched_new(&w, g, formula_double, &s);
+  CHECK_EQ(sg_read_arm_unchecked(w.base.node), SG_READ_WATCHED); /* armed */
+  CHECK_EQ(sg_node_set_watcher(w.base.node, NULL), SG_OK);
+  CHECK_EQ(sg_read_arm_unchecked(w.base.node), 0); /* up to date: without the lock */
+  SET(&s, 2);
+  CHECK_EQ(w.calls, 0);
+  CHECK_EQ(sg_read_arm_unchecked(w.base.node), 0); /* stale: under it */
+  DESTROY(&w.base);
+  DESTROY(&s);
+  GRAPH_FREE(g);
+}
+
 TEST(watchers_read_arm_says_inside_or_outside) {
   sg_graph *g = sg_graph_new();
   cell s, r, plain;

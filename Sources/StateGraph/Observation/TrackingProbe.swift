@@ -56,13 +56,18 @@ enum TrackingProbe {
   }
 
   /// Whether an unmoved count means "not tracking": Observation hashed the probe's key
-  /// inside a tracking of its own. Its registrar cancels that tracking when it goes.
+  /// at a read inside a tracking of its own (counted at the read: installing the
+  /// tracking afterwards hashes it too). Its registrar cancels that tracking when it goes.
   static let isTrusted: Bool = ThreadState.withCurrent { state in
     let registrar = ObservationRegistrar()
     let subject = ProbeSubject.shared
-    let hashes = state.probeKeyHashes
-    withObservationTracking { registrar.access(subject, keyPath: subject.path) } onChange: {}
-    return state.probeKeyHashes != hashes
+    var moved = false
+    withObservationTracking {
+      let hashes = state.probeKeyHashes
+      registrar.access(subject, keyPath: subject.path)
+      moved = state.probeKeyHashes != hashes
+    } onChange: {}
+    return moved
   }
 }
 
