@@ -41,11 +41,8 @@ static void retire(sg_graph *g) {
 /* A graph no handle reaches any more (no longer registered, its graveyard
  * freed): its memory goes, but for the struct itself, which is retired. */
 void sg__graph_retire(sg_graph *g) {
-  while (g->link_pool) {
-    sg_link *next = g->link_pool->next_source;
-    free(g->link_pool);
-    g->link_pool = next;
-  }
+  for (uint32_t i = 0; i < g->link_blocks.len; i++) free(g->link_blocks.at[i]);
+  g_free(g->link_blocks.at);
   g_free(g->scratch.at);
   sg__glock_destroy(&g->lock);
   retire(g);
@@ -178,17 +175,25 @@ void sg__graph_unlock_freeing(sg_graph *g) {
 
 /* ----------------------------------------------------------------- links */
 
-sg_link *sg__link_new(sg_graph *g, sg_node *source, sg_node *target) {
-  sg_link *l = g->link_pool;
-  if (l) {
-    g->link_pool = l->next_source;
-    memset(l, 0, sizeof *l);
-  } else {
-    /* A cache line each (see sg_internal.h). */
-    if (posix_memalign((void **)&l, 64, sizeof *l) != 0)
-      g_error("stategraph: out of memory"); /* as GLib's own allocations */
-    memset(l, 0, sizeof *l);
+/* A new block of links (a cache line each, see sg_internal.h) in the pool:
+ * twice the last one, from 8 up to 256. */
+static void add_link_block(sg_graph *g) {
+  uint32_t n = g->link_blocks.len < 5 ? 8u << g->link_blocks.len : 256;
+  sg_link *block;
+  if (posix_memalign((void **)&block, 64, n * sizeof *block) != 0)
+    g_error("stategraph: out of memory"); /* as GLib's own allocations */
+  SG_VEC_PUSH(g->link_blocks, block);
+  for (uint32_t i = n; i-- > 0;) {
+    block[i].next_source = g->link_pool;
+    g->link_pool = &block[i];
   }
+}
+
+sg_link *sg__link_new(sg_graph *g, sg_node *source, sg_node *target) {
+  if (!g->link_pool) add_link_block(g);
+  sg_link *l = g->link_pool;
+  g->link_pool = l->next_source;
+  memset(l, 0, sizeof *l);
   l->source = source;
   l->target = target;
   sg__ref(source);

@@ -139,6 +139,7 @@ void sg__vec_grow(void **at, uint32_t *cap, size_t item_size); /* graph.c */
   } while (0)
 
 typedef SG_VEC(sg_node *) sg_node_vec;
+typedef SG_VEC(sg_link *) sg_link_vec;
 
 /* One entry of a thread's effect queue. `cause` is the entry whose run
  * made the write that queued it (SG_NO_CAUSE: a write outside the flush),
@@ -344,7 +345,11 @@ struct sg_graph {
   uint64_t epoch;    /* run counter, stamps links read in a run */
   sg_node *graveyard; /* nodes whose memory waits to be freed unlocked (next
                          to epoch: a run touches both) */
-  sg_link *link_pool; /* freed links, singly linked through next_source */
+  sg_link *link_pool; /* free links, singly linked through next_source */
+  /* What links are carved from: 64-byte aligned blocks, doubling up to 256
+   * links (one aligned allocation per link cost as much again in padding).
+   * Freed only with the graph. */
+  sg_link_vec link_blocks;
   sg_node_vec scratch; /* marking stack, reused */
   int waiters;
   sg_node *live_head, *live_tail; /* live nodes, oldest first */
