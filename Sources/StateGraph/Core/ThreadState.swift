@@ -52,18 +52,13 @@ final class ThreadState {
 
   deinit { spareRegistrar?.release() }
 
-  /// `body` with this thread's state, borrowed: no reference is counted.
+  /// `body` with this thread's state, borrowed: no reference is counted. One call of
+  /// `body`, so that it is inlined here.
   @inline(__always)
   static func withCurrent<R>(_ body: (ThreadState) -> R) -> R {
-    guard let raw = sg_binding_slot()!.pointee else { return body(current) }
-    return Unmanaged<ThreadState>.fromOpaque(raw)._withUnsafeGuaranteedRef(body)
-  }
-
-  /// This thread's state, unretained (it lives as long as the thread), made if needed.
-  @inline(__always)
-  static var currentUnretained: Unmanaged<ThreadState> {
-    if let raw = sg_binding_slot()!.pointee { return Unmanaged.fromOpaque(raw) }
-    return .passUnretained(current)
+    let raw = sg_binding_slot()!.pointee
+    let state = raw.map { Unmanaged<ThreadState>.fromOpaque($0) } ?? .passUnretained(current)
+    return state._withUnsafeGuaranteedRef(body)
   }
 
   static var current: ThreadState {

@@ -218,7 +218,7 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
   /// armed by reading again. Out of line: the getter inlined into computations stays
   /// small.
   @inlinable @inline(never)
-  func firstObservedCurrent() -> Value {
+  func unwatchedCurrent() -> Value {
     guard TrackingProbe.isTracking() else { return currentAfterRead }
     keepProbedRegistrar()
     GraphCore.readArming(node.unsafelyUnwrapped)

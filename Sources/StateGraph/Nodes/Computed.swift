@@ -74,11 +74,12 @@ public final class Computed<Value> {
   public var wrappedValue: Value {
     if let staging = Staging.current { return stagedRead(staging) }
     return box._withUnsafeGuaranteedRef { box in
-      // Outside computations the read arms the watcher: Observation may track it.
+      // Outside computations the read arms the node's watcher; a node without one gets
+      // it if Observation tracks the read.
       switch GraphCore.readArming(box.node.unsafelyUnwrapped) {
       case .inside: return box.currentAfterRead
       case .outsideWatched: return box.observedCurrent()
-      case .outsideUnwatched: return box.firstObservedCurrent()
+      case .outsideUnwatched: return box.unwatchedCurrent()
       }
     }
   }

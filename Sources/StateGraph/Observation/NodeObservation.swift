@@ -28,10 +28,7 @@ final class NodeObservation: @unchecked Sendable {
 
   /// A read under the probe's key, which Observation hashes only when tracking
   /// (TrackingProbe.swift).
-  func probe() {
-    let subject = ProbeSubject.shared
-    registrar.access(subject, keyPath: subject.path)
-  }
+  func probe() { registrar.accessProbeKey() }
 
   /// The node is about to change: `withObservationTracking`'s onChange runs
   /// now, in the writing thread, and still reads the old value (the timing

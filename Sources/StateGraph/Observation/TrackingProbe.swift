@@ -24,7 +24,7 @@ enum TrackingProbe {
   /// being read keeps ``takeRegistrar()``.
   @usableFromInline
   static func isTracking() -> Bool {
-    ThreadState.currentUnretained._withUnsafeGuaranteedRef { state in
+    ThreadState.withCurrent { state in
       let spare = state.spareRegistrar ?? makeSpare(for: state)
       let hashes = state.probeKeyHashes
       spare._withUnsafeGuaranteedRef { $0.probe() }
@@ -37,7 +37,7 @@ enum TrackingProbe {
   /// thread makes a new spare at its next probe.
   @usableFromInline
   static func takeRegistrar() -> NodeObservation {
-    ThreadState.currentUnretained._withUnsafeGuaranteedRef { state in
+    ThreadState.withCurrent { state in
       guard let spare = state.spareRegistrar else { return NodeObservation() }
       state.spareRegistrar = nil
       return spare.takeRetainedValue()
@@ -51,8 +51,9 @@ enum TrackingProbe {
   }
 
   private static func trust(for state: ThreadState) -> Bool {
-    state.probeIsTrusted = isTrusted
-    return isTrusted
+    let trusted = isTrusted
+    state.probeIsTrusted = trusted
+    return trusted
   }
 
   /// Whether an unmoved count means "not tracking": Observation hashed the probe's key
@@ -60,11 +61,10 @@ enum TrackingProbe {
   /// tracking afterwards hashes it too). Its registrar cancels that tracking when it goes.
   static let isTrusted: Bool = ThreadState.withCurrent { state in
     let registrar = ObservationRegistrar()
-    let subject = ProbeSubject.shared
     var moved = false
     withObservationTracking {
       let hashes = state.probeKeyHashes
-      registrar.access(subject, keyPath: subject.path)
+      registrar.accessProbeKey()
       moved = state.probeKeyHashes != hashes
     } onChange: {}
     return moved
@@ -79,6 +79,14 @@ final class ProbeSubject: Observable, Sendable {
   subscript(probe key: ProbeKey) -> Int { 0 }
 
   static let shared = ProbeSubject()
+}
+
+extension ObservationRegistrar {
+  /// A read under the probe's key, which Observation hashes only when tracking.
+  func accessProbeKey() {
+    let subject = ProbeSubject.shared
+    access(subject, keyPath: subject.path)
+  }
 }
 
 /// The probe key path's argument: hashing it counts one hash on this thread. All probe
