@@ -22,6 +22,7 @@
 #ifdef __linux__
 
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -37,12 +38,15 @@ static void futex_wake(uint32_t *word, int count) {
   syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, count, NULL, NULL, 0);
 }
 
-void sg__glock_init(sg_glock *l) {
-  l->word = FREE;
-  l->released = 0;
+void sg__glock_init(sg_glock *l) { *l = (sg_glock){.word = FREE}; }
+
+static void bias_unref(sg_bias *b) {
+  if (g_atomic_int_dec_and_test(&b->refs)) g_free(b);
 }
 
-void sg__glock_destroy(sg_glock *l) { (void)l; }
+void sg__glock_destroy(sg_glock *l) {
+  if (l->bias) bias_unref(l->bias);
+}
 
 /* Taken by another thread: spin a little (it may be between an unlock and a
  * lock around a short callback), then sleep, marking the lock CONTENDED so
@@ -77,6 +81,112 @@ void sg__glock_broadcast(sg_glock *l) {
   futex_wake(&l->released, INT_MAX);
 }
 
+/* ---- the bias (docs/core-protocol.md, "The biased graph lock")
+ *
+ * The biased thread's take is a plain store to its `held` and a load of the
+ * lock's bias; a revoke is a store to the bias, a barrier on every thread
+ * of the process (membarrier's private expedited command) and a load of
+ * `held`. Wherever the barrier falls in the biased thread's take, either
+ * its store is visible to the revoke's load, or the revoke's store to its
+ * load: never neither, so the two are never inside at once. */
+
+__thread sg_bias *sg__my_bias;
+static __thread bool may_bias; /* sg__bias_thread_begin */
+
+static int barrier_state; /* 0: not asked yet; 1: membarrier is ready; -1: it is not */
+
+static bool barrier_ready(void) {
+  int state = __atomic_load_n(&barrier_state, __ATOMIC_RELAXED);
+  if (G_LIKELY(state != 0)) return state > 0;
+  long commands = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+  bool ready = commands > 0 && (commands & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+               syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+  __atomic_store_n(&barrier_state, ready ? 1 : -1, __ATOMIC_RELAXED);
+  return ready;
+}
+
+/* Every thread of the process passes a full barrier before this returns.
+ * Only called once barrier_ready() said yes; a child of fork that finds
+ * its process not registered registers it again. */
+static void barrier_everywhere(void) {
+  if (G_LIKELY(syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)) return;
+  if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0 ||
+      syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+    g_error("StateGraph: membarrier failed after it was registered");
+}
+
+/* Takes the bias back from its thread: l's word is held by this thread.
+ * Waits while the biased thread is inside, as for a lock it holds (a
+ * biased thread inside never waits for the word: it holds the lock). */
+/* Moves bias: cleared (docs/core-protocol.md, "The biased graph lock"). */
+static __attribute__((noinline)) void take_bias_back(sg_glock *l) {
+  sg_bias *b = l->bias;
+  __atomic_store_n(&l->bias, NULL, __ATOMIC_RELAXED);
+  sg__point("revoke: bias cleared, before the barrier");
+  barrier_everywhere();
+  for (int spin = 0; __atomic_load_n(&b->held, __ATOMIC_ACQUIRE) == l; spin++) {
+    sg__blocked_point("revoke: the biased thread is inside");
+    if (spin < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#elif defined(__aarch64__)
+      __asm__ volatile("yield");
+#endif
+    } else {
+      g_usleep(spin < 256 ? 0 : 20);
+    }
+  }
+  l->revokes++;
+  bias_unref(b);
+}
+
+/* Biases l, whose word this thread holds, to it, and lets go of the word:
+ * the thread is inside through its `held` now. Not when somebody sleeps on
+ * the word (it would take the bias back at once), nor while the thread is
+ * inside another biased lock (`held` names one at a time). */
+/* Moves bias: given (docs/core-protocol.md, "The biased graph lock"). */
+static __attribute__((noinline)) void bias_to(sg_glock *l) {
+  sg_bias *b = sg__my_bias;
+  if (!b) {
+    b = sg__my_bias = g_new0(sg_bias, 1);
+    b->refs = 1;
+  }
+  if (__atomic_load_n(&b->held, __ATOMIC_RELAXED)) return;
+  g_atomic_int_inc(&b->refs);
+  __atomic_store_n(&b->held, l, __ATOMIC_RELAXED);
+  __atomic_store_n(&l->bias, b, __ATOMIC_RELAXED);
+  sg__point("bias: given, before letting go of the word");
+  uint32_t held = HELD;
+  if (__atomic_compare_exchange_n(&l->word, &held, FREE, false, __ATOMIC_RELEASE,
+                                  __ATOMIC_RELAXED))
+    return;
+  __atomic_store_n(&l->bias, NULL, __ATOMIC_RELAXED);
+  __atomic_store_n(&b->held, NULL, __ATOMIC_RELAXED);
+  bias_unref(b);
+}
+
+void sg__glock_taken_slow(sg_glock *l) {
+  if (l->bias && l->bias != sg__my_bias) take_bias_back(l);
+  if (l->streak_owner != &sg__my_bias) { /* a new streak, this take its first */
+    l->streak_owner = &sg__my_bias;
+    l->streak_left = SG_BIAS_STREAK(l) - 1;
+    if (l->streak_left) return;
+  } else if (l->streak_left) {
+    return; /* here for the revoke only */
+  }
+  l->streak_left = SG_BIAS_STREAK(l);
+  if (may_bias && !l->bias && barrier_ready()) bias_to(l);
+}
+
+void sg__bias_thread_begin(void) { may_bias = true; }
+
+void sg__bias_thread_end(void) {
+  may_bias = false;
+  if (!sg__my_bias) return;
+  bias_unref(sg__my_bias);
+  sg__my_bias = NULL;
+}
+
 #else
 
 void sg__glock_init(sg_glock *l) {
@@ -89,9 +199,16 @@ void sg__glock_destroy(sg_glock *l) {
   pthread_mutex_destroy(&l->mutex);
 }
 
+__thread sg_bias *sg__my_bias; /* never made here: no bias without membarrier */
+
+void sg__bias_thread_begin(void) {}
+void sg__bias_thread_end(void) {}
+
 void sg__glock_wait_unhooked(sg_glock *l, const struct timespec *until) {
+  sg__glock_leaving(l);
   if (until) pthread_cond_timedwait(&l->released, &l->mutex, until);
   else pthread_cond_wait(&l->released, &l->mutex);
+  sg__glock_entered(l);
 }
 
 void sg__glock_broadcast(sg_glock *l) { pthread_cond_broadcast(&l->released); }

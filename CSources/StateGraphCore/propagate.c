@@ -65,6 +65,7 @@ SG_INLINE void mark_dependents_of(sg_node *n, sg_state state, bool direct, sg_no
   int parent = trace && !direct ? sg__trace_mark_of(trace, n) : -1;
   for (sg_link *l = n->dependents_head; l; l = l->next_dependent) {
     sg_node *t = l->target;
+    sg__point("marking, the lock held");
     if (G_UNLIKELY(t->kind == SG_EFFECT)) {
       if (t->running && t->owner == self) { /* a handler's own write */
         if (direct) l->seen_version = n->version; /* its run made this change: seen */

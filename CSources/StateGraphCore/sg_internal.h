@@ -297,6 +297,16 @@ struct sg_node {
 typedef struct sg_glock {
   uint32_t word;     /* 0 free, 1 held, 2 held and maybe waited for */
   uint32_t released; /* bumped by every broadcast: the waiters' futex */
+  /* The bias (lock.c): the sg_bias of the thread that takes the lock
+   * without the word, or NULL. Written only by a holder of the word. */
+  struct sg_bias *bias;
+  /* Under the word: the thread that took it last, how many times in a row,
+   * and how many biases were revoked (each makes the next one wait longer). */
+  const void *streak_owner;
+  uint32_t streak_left, revokes;
+#ifdef SG_SCHEDULING_POINTS
+  int inside; /* threads inside: the test builds check it never exceeds one */
+#endif
 } sg_glock;
 static inline bool sg__glock_try(sg_glock *l) {
   uint32_t free = 0;
@@ -310,22 +320,15 @@ static inline bool sg__glock_try(sg_glock *l) {
 }
 void sg__glock_contended(sg_glock *l);
 void sg__glock_wake_one(sg_glock *l);
-static inline void sg__glock_acquire(sg_glock *l) {
-  if (G_UNLIKELY(!sg__glock_try(l))) sg__glock_contended(l);
-}
-static inline void sg__glock_release(sg_glock *l) {
-  if (SG_SINGLE_THREADED()) __atomic_store_n(&l->word, 0, __ATOMIC_RELAXED);
-  else if (G_UNLIKELY(__atomic_exchange_n(&l->word, 0, __ATOMIC_RELEASE) == 2))
-    sg__glock_wake_one(l);
-}
 #else
 typedef struct sg_glock {
   pthread_mutex_t mutex;
   pthread_cond_t released;
+#ifdef SG_SCHEDULING_POINTS
+  int inside; /* as above */
+#endif
 } sg_glock;
 static inline bool sg__glock_try(sg_glock *l) { return pthread_mutex_trylock(&l->mutex) == 0; }
-static inline void sg__glock_acquire(sg_glock *l) { pthread_mutex_lock(&l->mutex); }
-static inline void sg__glock_release(sg_glock *l) { pthread_mutex_unlock(&l->mutex); }
 #endif
 void sg__glock_init(sg_glock *l);
 void sg__glock_destroy(sg_glock *l);
@@ -629,13 +632,126 @@ void sg__point(const char *where);
 void sg__lock(pthread_mutex_t *m);
 void sg__glock_lock(sg_glock *l);
 void sg__glock_wait(sg_glock *l, const struct timespec *until);
+/* A point where this thread waits for another to move (spinning). */
+void sg__blocked_point(const char *where);
+/* A thread comes inside a graph lock, or goes: stops the program when two
+ * are inside at once. */
+void sg__glock_entered(sg_glock *l);
+void sg__glock_leaving(sg_glock *l);
 #else
 #define sg__point(where) ((void)0)
+#define sg__blocked_point(where) ((void)0)
+#define sg__glock_entered(l) ((void)0)
+#define sg__glock_leaving(l) ((void)0)
 static inline void sg__lock(pthread_mutex_t *m) { pthread_mutex_lock(m); }
-static inline void sg__glock_lock(sg_glock *l) { sg__glock_acquire(l); }
+SG_INLINE void sg__glock_lock(sg_glock *l);
 static inline void sg__glock_wait(sg_glock *l, const struct timespec *until) {
   sg__glock_wait_unhooked(l, until);
 }
+#endif
+
+/* ---- lock.c: the graph lock's bias (docs/core-protocol.md, "The biased
+ * graph lock")
+ *
+ * A lock taken many times in a row by one thread, with a second thread in
+ * the process, is biased to it: that thread then takes and lets go of it
+ * with plain stores to its own `held` word. Another thread takes the word,
+ * clears the bias, makes every thread pass a full barrier (membarrier) and
+ * waits until `held` does not name the lock: a store then a load on each
+ * side, with the barrier standing in for the biased thread's fence, so at
+ * least one of the two sees the other. */
+typedef struct sg_bias {
+  sg_glock *held; /* the biased lock its thread holds; written by that thread only */
+  gint refs;      /* the thread's, and one per lock biased to it */
+} sg_bias;
+/* This thread's: made at its first bias, freed when neither the thread nor
+ * a lock names it. Initial-exec, as sg__current. */
+extern __thread sg_bias *sg__my_bias __attribute__((tls_model("initial-exec")));
+/* A thread may be given biases between these (its state's life, tracking.c):
+ * the end lets go of its own. */
+void sg__bias_thread_begin(void);
+void sg__bias_thread_end(void);
+#ifdef __linux__
+/* How many takes of the word in a row bias the lock: more after each
+ * revoke, so that threads taking turns stop paying for revokes. Tests
+ * choose (sg__set_bias_mode). */
+#ifdef SG_SCHEDULING_POINTS
+uint32_t sg__bias_streak(const sg_glock *l);
+#define SG_BIAS_STREAK(l) sg__bias_streak(l)
+#else
+#define SG_BIAS_STREAK(l) (8u << MIN((l)->revokes, 9u))
+#endif
+/* Under the word, after taking it: takes back another thread's bias,
+ * counts the streak, biases the lock to this thread after a long one. */
+void sg__glock_taken_slow(sg_glock *l);
+SG_INLINE void sg__glock_taken(sg_glock *l) {
+  if (G_UNLIKELY(l->bias != NULL && l->bias != sg__my_bias) ||
+      l->streak_owner != &sg__my_bias || G_UNLIKELY(--l->streak_left == 0))
+    sg__glock_taken_slow(l);
+}
+/* The biased thread's take: its `held`, then the bias read again. */
+/* Moves bias: held (docs/core-protocol.md, "The biased graph lock"). */
+SG_INLINE bool sg__glock_take_biased(sg_glock *l) {
+  sg_bias *b = sg__my_bias;
+  if (G_LIKELY(b == NULL) || __atomic_load_n(&l->bias, __ATOMIC_RELAXED) != b ||
+      __atomic_load_n(&b->held, __ATOMIC_RELAXED) != NULL)
+    return false;
+  sg__point("bias: found, before saying held");
+  __atomic_store_n(&b->held, l, __ATOMIC_RELAXED);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the store stays before the load */
+  sg__point("bias: held, before reading the bias again");
+  if (G_LIKELY(__atomic_load_n(&l->bias, __ATOMIC_ACQUIRE) == b)) return true;
+  __atomic_store_n(&b->held, NULL, __ATOMIC_RELEASE);
+  sg__point("bias: taken back meanwhile");
+  return false;
+}
+SG_INLINE bool sg__glock_release_biased(sg_glock *l) {
+  sg_bias *b = sg__my_bias;
+  if (G_LIKELY(b == NULL) || __atomic_load_n(&b->held, __ATOMIC_RELAXED) != l) return false;
+  __atomic_store_n(&b->held, NULL, __ATOMIC_RELEASE);
+  return true;
+}
+/* While the process has one thread the word takes plain stores, and no lock
+ * is biased (a bias needs a second thread, and the process never has one
+ * again). Otherwise the bias, or the word and its atomics. */
+SG_INLINE void sg__glock_acquire(sg_glock *l) {
+  if (SG_SINGLE_THREADED()) {
+    if (G_LIKELY(__atomic_load_n(&l->word, __ATOMIC_RELAXED) == 0))
+      __atomic_store_n(&l->word, 1, __ATOMIC_RELAXED);
+    else
+      sg__glock_contended(l);
+  } else if (!sg__glock_take_biased(l)) {
+    uint32_t free = 0;
+    if (G_UNLIKELY(!__atomic_compare_exchange_n(&l->word, &free, 1, false, __ATOMIC_ACQUIRE,
+                                                __ATOMIC_RELAXED)))
+      sg__glock_contended(l);
+    sg__glock_taken(l);
+  }
+  sg__glock_entered(l);
+}
+SG_INLINE void sg__glock_release(sg_glock *l) {
+  sg__glock_leaving(l);
+  if (SG_SINGLE_THREADED())
+    __atomic_store_n(&l->word, 0, __ATOMIC_RELAXED);
+  else if (!sg__glock_release_biased(l) &&
+           G_UNLIKELY(__atomic_exchange_n(&l->word, 0, __ATOMIC_RELEASE) == 2))
+    sg__glock_wake_one(l);
+}
+#else
+#define SG_SINGLE_THREADED() false /* nobody says: the lock never skips a step */
+static inline void sg__glock_taken(sg_glock *l) { (void)l; }
+static inline bool sg__glock_take_biased(sg_glock *l) { return (void)l, false; }
+SG_INLINE void sg__glock_acquire(sg_glock *l) {
+  pthread_mutex_lock(&l->mutex);
+  sg__glock_entered(l);
+}
+SG_INLINE void sg__glock_release(sg_glock *l) {
+  sg__glock_leaving(l);
+  pthread_mutex_unlock(&l->mutex);
+}
+#endif
+#ifndef SG_SCHEDULING_POINTS
+SG_INLINE void sg__glock_lock(sg_glock *l) { sg__glock_acquire(l); }
 #endif
 
 /* ---- graph.c: the graph lock */
@@ -657,7 +773,7 @@ typedef struct sg_here {
 } sg_here;
 extern __thread sg_here sg__here __attribute__((tls_model("initial-exec")));
 void sg__graph_unlock_freeing(sg_graph *g); /* the graveyard is not empty */
-static inline void sg__graph_lock(sg_graph *g) { sg__glock_lock(&g->lock); }
+SG_INLINE void sg__graph_lock(sg_graph *g) { sg__glock_lock(&g->lock); }
 static inline void sg__graph_unlock(sg_graph *g) {
   if (G_UNLIKELY(g->graveyard != NULL)) sg__graph_unlock_freeing(g);
   else sg__glock_release(&g->lock);

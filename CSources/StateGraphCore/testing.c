@@ -36,15 +36,42 @@ void sg__lock(pthread_mutex_t *m) {
   while (pthread_mutex_trylock(m) != 0) call("lock (held elsewhere)", true);
 }
 
-/* The graph lock, the same way. */
+void sg__blocked_point(const char *where) { call(where, true); }
+
+void sg__glock_entered(sg_glock *l) {
+  if (__atomic_fetch_add(&l->inside, 1, __ATOMIC_RELAXED) != 0)
+    g_error("StateGraph: two threads inside one graph lock");
+}
+
+void sg__glock_leaving(sg_glock *l) { __atomic_fetch_sub(&l->inside, 1, __ATOMIC_RELAXED); }
+
+/* The graph lock, the same way: through its bias, or its word. */
 void sg__glock_lock(sg_glock *l) {
   if (!SG_PEEK(hook)) {
     sg__glock_acquire(l);
     return;
   }
   call("lock", false);
-  while (!sg__glock_try(l)) call("lock (held elsewhere)", true);
+  if (SG_SINGLE_THREADED() || !sg__glock_take_biased(l)) {
+    while (!sg__glock_try(l)) call("lock (held elsewhere)", true);
+    if (!SG_SINGLE_THREADED()) sg__glock_taken(l);
+  }
+  sg__glock_entered(l);
 }
+
+static int bias_mode; /* sg_testing.h: SG_BIAS_* */
+
+void sg__set_bias_mode(int mode) { SG_PUBLISH(bias_mode, mode); }
+
+#ifdef __linux__
+uint32_t sg__bias_streak(const sg_glock *l) {
+  switch (SG_PEEK(bias_mode)) {
+  case 1: return UINT32_MAX; /* never */
+  case 2: return 2;          /* at the second take in a row */
+  default: return 8u << MIN(l->revokes, 9u);
+  }
+}
+#endif
 
 /* Under a hook, every wait is a wake-up that came at once (which the
  * callers must tolerate anyway: spurious wake-ups and time-outs). */
@@ -64,5 +91,7 @@ bool sg__set_scheduling_hook(sg__scheduling_hook h) {
   (void)h;
   return false;
 }
+
+void sg__set_bias_mode(int mode) { (void)mode; }
 
 #endif

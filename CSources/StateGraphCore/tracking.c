@@ -64,6 +64,7 @@ static void thread_free(gpointer data) {
   sg__stacks_free(t);
   sg__waits_forget(t);
   g_string_free(t->last_cycle, TRUE);
+  sg__bias_thread_end();
   g_free(t);
 }
 
@@ -75,6 +76,7 @@ sg_thread *sg__thread_new(void) {
   g_private_set(&cleanup, t);
   sg__current = t;
   sg__here.frame = &t->frame;
+  sg__bias_thread_begin();
   return t;
 }
 

@@ -67,10 +67,25 @@ static int pick(int self, bool self_blocked) {
   return candidates[next_random() % n];
 }
 
+/* The bias's steps (lock.c), counted where a scenario thread reaches them:
+ * run with the bias given eagerly, the scenarios must reach each. */
+static const char *const bias_steps[] = {
+  "bias: found, before saying held", "bias: held, before reading the bias again",
+  "bias: taken back meanwhile", "bias: given, before letting go of the word", "revoke: bias cleared, before the barrier",
+  "revoke: the biased thread is inside"};
+enum { BIAS_STEPS = sizeof bias_steps / sizeof bias_steps[0] };
+static long bias_step_count[BIAS_STEPS];
+
+static void count_bias_step(const char *point) {
+  for (int i = 0; i < BIAS_STEPS; i++)
+    if (strcmp(point, bias_steps[i]) == 0) bias_step_count[i]++;
+}
+
 static void hook(const char *point, bool blocked) {
   int self = my_id;
   if (self < 0) return;
   points++;
+  count_bias_step(point);
   if (++schedule_points > SCHEDULE_POINT_LIMIT) {
     fprintf(stderr, "%s, seed %llu: no end after %ld scheduling points, the last at \"%s\"\n",
             scenario_name, (unsigned long long)scenario_seed, schedule_points, point);
@@ -742,23 +757,39 @@ int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   REQUIRE(sg__set_scheduling_hook(hook));
   int passed = 0, failed = 0, ran = 0;
-  for (int i = 0; i < SCENARIOS; i++) {
-    if (only && !strstr(scenarios[i].name, only)) continue;
-    ran++;
-    long before = points;
-    int bad = 0;
-    for (long k = 0; k < schedules; k++) {
-      int had = atomic_load(&failures);
-      run_schedule(&scenarios[i], first + (uint64_t)k);
-      if (atomic_load(&failures) != had) bad++;
+  /* Every scenario twice: with the graph lock never biased, and biased to
+   * a thread at its second take in a row, so that biases are given and
+   * taken back all through the scenario. */
+  static const struct { int mode; const char *name; } modes[] = {
+    {SG_BIAS_NEVER, "unbiased"}, {SG_BIAS_EAGER, "biased"}};
+  for (int m = 0; m < 2; m++) {
+    sg__set_bias_mode(modes[m].mode);
+    for (int i = 0; i < SCENARIOS; i++) {
+      if (only && !strstr(scenarios[i].name, only)) continue;
+      ran++;
+      long before = points;
+      int bad = 0;
+      for (long k = 0; k < schedules; k++) {
+        int had = atomic_load(&failures);
+        run_schedule(&scenarios[i], first + (uint64_t)k);
+        if (atomic_load(&failures) != had) bad++;
+      }
+      printf("%-28s %-8s %6ld schedules, %8ld scheduling points, %d failed\n",
+             scenarios[i].name, modes[m].name, schedules, points - before, bad);
+      passed += schedules - bad;
+      failed += bad;
     }
-    printf("%-28s %6ld schedules, %8ld scheduling points, %d failed\n", scenarios[i].name,
-           schedules, points - before, bad);
-    passed += schedules - bad;
-    failed += bad;
   }
   sg__set_scheduling_hook(NULL);
-  printf("%d scenarios\n", ran);
+  sg__set_bias_mode(SG_BIAS_USUAL);
+  for (int i = 0; i < BIAS_STEPS; i++) {
+    printf("reached %8ld times: %s\n", bias_step_count[i], bias_steps[i]);
+    if (!only && schedules >= 100 && bias_step_count[i] == 0) {
+      printf("  never reached: the biased runs did not exercise this step\n");
+      failed++;
+    }
+  }
+  printf("%d scenario runs\n", ran);
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

@@ -20,6 +20,18 @@ public func eventually(
   return await condition()
 }
 
+/// ``eventually(timeout:isolation:_:)`` for synchronous tests: blocks the calling thread
+/// while it polls.
+public func eventuallyBlocking(timeout: Duration = .seconds(20), _ condition: () -> Bool) -> Bool {
+  let clock = ContinuousClock()
+  let deadline = clock.now + timeout
+  while clock.now < deadline {
+    if condition() { return true }
+    usleep(1000)
+  }
+  return condition()
+}
+
 /// Runs `body` on a thread of its own and waits for it, at most `timeout`.
 /// Returns false when it did not finish in time (the test then fails rather than hangs).
 @discardableResult

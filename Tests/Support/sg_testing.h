@@ -21,4 +21,9 @@ bool sg__set_scheduling_hook(sg__scheduling_hook hook);
 #include <stdint.h>
 uint64_t sg__cause_steps(void);
 
+/* In a core built with -DSG_SCHEDULING_POINTS: when a graph lock is biased
+ * to the thread that takes it (lock.c). */
+enum { SG_BIAS_USUAL = 0, SG_BIAS_NEVER = 1, SG_BIAS_EAGER = 2 };
+void sg__set_bias_mode(int mode);
+
 #endif
