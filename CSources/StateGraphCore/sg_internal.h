@@ -635,14 +635,16 @@ void sg__glock_wait(sg_glock *l, const struct timespec *until);
 /* A point where this thread waits for another to move (spinning). */
 void sg__blocked_point(const char *where);
 /* A thread comes inside a graph lock, or goes: stops the program when two
- * are inside at once. */
+ * are inside at once, or one thread is inside two. */
 void sg__glock_entered(sg_glock *l);
 void sg__glock_leaving(sg_glock *l);
+void sg__glock_held_free(const struct sg_bias *b);
 #else
 #define sg__point(where) ((void)0)
 #define sg__blocked_point(where) ((void)0)
 #define sg__glock_entered(l) ((void)0)
 #define sg__glock_leaving(l) ((void)0)
+#define sg__glock_held_free(b) ((void)0)
 static inline void sg__lock(pthread_mutex_t *m) { pthread_mutex_lock(m); }
 SG_INLINE void sg__glock_lock(sg_glock *l);
 static inline void sg__glock_wait(sg_glock *l, const struct timespec *until) {
@@ -693,10 +695,12 @@ SG_INLINE void sg__glock_taken(sg_glock *l) {
 /* Moves bias: held (docs/core-protocol.md, "The biased graph lock"). */
 SG_INLINE bool sg__glock_take_biased(sg_glock *l) {
   sg_bias *b = sg__my_bias;
-  if (G_LIKELY(b == NULL) || __atomic_load_n(&l->bias, __ATOMIC_RELAXED) != b ||
-      __atomic_load_n(&b->held, __ATOMIC_RELAXED) != NULL)
-    return false;
-  sg__point("bias: found, before saying held");
+  if (G_LIKELY(b == NULL)) return false;
+  /* Said before the bias is looked at: a lock biased to another thread
+   * finds it gone at the load below, as one just taken back would. `held`
+   * is free: no two graph locks are held at once. */
+  sg__point("bias: before saying held");
+  sg__glock_held_free(b);
   __atomic_store_n(&b->held, l, __ATOMIC_RELAXED);
   __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the store stays before the load */
   sg__point("bias: held, before reading the bias again");

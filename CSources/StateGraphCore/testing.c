@@ -45,6 +45,11 @@ void sg__glock_entered(sg_glock *l) {
 
 void sg__glock_leaving(sg_glock *l) { __atomic_fetch_sub(&l->inside, 1, __ATOMIC_RELAXED); }
 
+void sg__glock_held_free(const sg_bias *b) {
+  if (__atomic_load_n(&b->held, __ATOMIC_RELAXED) != NULL)
+    g_error("StateGraph: one thread inside two graph locks");
+}
+
 /* The graph lock, the same way: through its bias, or its word. */
 void sg__glock_lock(sg_glock *l) {
   if (!SG_PEEK(hook)) {

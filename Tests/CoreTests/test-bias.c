@@ -248,7 +248,7 @@ static struct dekker {
 static void hook_take_back_between(const char *point, bool blocked) {
   (void)blocked;
   bool biased_thread = pthread_equal(pthread_self(), dekker.biased_thread);
-  if (biased_thread && !dekker.paused && strcmp(point, "bias: found, before saying held") == 0) {
+  if (biased_thread && !dekker.paused && strcmp(point, "bias: before saying held") == 0) {
     dekker.paused = true;
     sem_post(&dekker.found);
     CHECK(waited(&dekker.resume));
