@@ -27,7 +27,9 @@
 #include "stategraph.h"
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,6 +185,10 @@ int formula_flaky(cell *self);
 
 /* Starts a thread (stack bytes, 0 for the default) or stops the run. */
 pthread_t spawn_thread(void *(*fn)(void *), void *arg, size_t stack);
+
+/* sem_wait for at most 10 seconds: false when it timed out, so a test
+ * fails instead of hanging. */
+bool wait_10s(sem_t *sem);
 
 /* Common formulas. */
 int formula_copy(cell *self);   /* in[0] */

@@ -4,6 +4,9 @@
  */
 #include "harness.h"
 
+#include <errno.h>
+#include <time.h>
+
 static void cell_on_destroy(void *context) {
   cell *c = context;
   c->destroyed++;
@@ -151,6 +154,15 @@ int formula_flaky(cell *self) {
   int v = IN(self, 0);
   if (((flaky *)self)->fail && !self->error) self->error = SG_EINVAL;
   return v;
+}
+
+bool wait_10s(sem_t *sem) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += 10;
+  while (sem_timedwait(sem, &until) != 0)
+    if (errno != EINTR) return false;
+  return true;
 }
 
 pthread_t spawn_thread(void *(*fn)(void *), void *arg, size_t stack) {

@@ -14,25 +14,13 @@
 
 #ifdef __linux__
 
-#include <errno.h>
 #include <semaphore.h>
-#include <time.h>
 
 static bool biased_to_this_thread(sg_graph *g) {
   return sg__my_bias && __atomic_load_n(&g->lock.bias, __ATOMIC_RELAXED) == sg__my_bias;
 }
 
 static bool biased(sg_graph *g) { return __atomic_load_n(&g->lock.bias, __ATOMIC_RELAXED); }
-
-/* A wait that fails the test instead of hanging it. */
-static bool waited(sem_t *sem) {
-  struct timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
-  until.tv_sec += 10;
-  while (sem_timedwait(sem, &until) != 0)
-    if (errno != EINTR) return false;
-  return true;
-}
 
 /* A thread that stays alive while a test runs: the lock is biased only in
  * a process with a second thread. */
@@ -175,7 +163,7 @@ static void hook_pause_marking(const char *point, bool blocked) {
       strcmp(point, "marking, the lock held") == 0) {
     marking.paused = true;
     sem_post(&marking.marking);
-    CHECK(waited(&marking.taker_waits));
+    CHECK(wait_10s(&marking.taker_waits));
   } else if (pthread_equal(pthread_self(), marking.taker) && !marking.announced &&
              strcmp(point, "revoke: the biased thread is inside") == 0) {
     marking.announced = true;
@@ -251,7 +239,7 @@ static void hook_take_back_between(const char *point, bool blocked) {
   if (biased_thread && !dekker.paused && strcmp(point, "bias: before saying held") == 0) {
     dekker.paused = true;
     sem_post(&dekker.found);
-    CHECK(waited(&dekker.resume));
+    CHECK(wait_10s(&dekker.resume));
   } else if (biased_thread && strcmp(point, "marking, the lock held") == 0) {
     if (dekker.taker_inside) dekker.overlapped = true;
   } else if (biased_thread && !dekker.announced && strcmp(point, "lock (held elsewhere)") == 0) {
@@ -261,7 +249,7 @@ static void hook_take_back_between(const char *point, bool blocked) {
              strcmp(point, "marking, the lock held") == 0) {
     dekker.taker_inside = true;
     sem_post(&dekker.resume);
-    CHECK(waited(&dekker.blocked)); /* the biased thread waits for the word meanwhile */
+    CHECK(wait_10s(&dekker.blocked)); /* the biased thread waits for the word meanwhile */
     dekker.taker_inside = false;
   }
 }
@@ -297,7 +285,7 @@ TEST(threads_bias_taken_back_before_its_thread_said_held) {
   CHECK_EQ(READ(&w.a), 0);
   CHECK_EQ(READ(&w.b), 0);
   pthread_t biased_thread = spawn_thread(bias_then_write_s, &w, 0);
-  if (waited(&dekker.found)) SET(&w.u, 1); /* takes the bias back, marks b */
+  if (wait_10s(&dekker.found)) SET(&w.u, 1); /* takes the bias back, marks b */
   pthread_join(biased_thread, NULL);
   sg__set_scheduling_hook(NULL);
   CHECK(w.biased_before);

@@ -5,12 +5,10 @@
  */
 #include "harness.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <time.h>
 
 /* outer reads `positive` (a > 0) and, once false, destroys the inner effect
  * (made by the test, outside outer's run, with outer as its owner). */
@@ -182,15 +180,6 @@ typedef struct handover {
   bool block; /* the owner's next run blocks until let go */
   int child_runs, child_destroyed;
 } handover;
-
-static bool wait_10s(sem_t *sem) {
-  struct timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
-  until.tv_sec += 10;
-  while (sem_timedwait(sem, &until) != 0)
-    if (errno != EINTR) return false;
-  return true;
-}
 
 static int handover_owner(sg_node *n, void *ctx) {
   handover *h = ctx;
