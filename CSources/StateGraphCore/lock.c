@@ -23,6 +23,7 @@
 
 #include <linux/futex.h>
 #include <linux/membarrier.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -124,7 +125,11 @@ static __attribute__((noinline)) void take_bias_back(sg_glock *l) {
   __atomic_store_n(&l->bias, NULL, __ATOMIC_RELAXED);
   sg__point("revoke: bias cleared, before the barrier");
   barrier_everywhere();
-  for (int spin = 0; __atomic_load_n(&b->held, __ATOMIC_ACQUIRE) == l; spin++) {
+  /* The word is held: no cancellation point may end the thread here (the
+   * sleep below is one), or the lock would stay taken. */
+  int cancel_state;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+  for (unsigned spin = 0; __atomic_load_n(&b->held, __ATOMIC_ACQUIRE) == l; spin++) {
     sg__blocked_point("revoke: the biased thread is inside");
     if (spin < 64) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -132,10 +137,14 @@ static __attribute__((noinline)) void take_bias_back(sg_glock *l) {
 #elif defined(__aarch64__)
       __asm__ volatile("yield");
 #endif
+    } else if (spin < 1024) {
+      sched_yield();
     } else {
-      g_usleep(spin < 256 ? 0 : 20);
+      g_usleep(50); /* a long marking: about 100 µs with the timer's slack */
+      spin = 1024;
     }
   }
+  pthread_setcancelstate(cancel_state, NULL);
   l->revokes++;
   bias_unref(b);
 }
@@ -178,7 +187,13 @@ void sg__glock_taken_slow(sg_glock *l) {
   if (may_bias && !l->bias && barrier_ready()) bias_to(l);
 }
 
-void sg__bias_thread_begin(void) { may_bias = true; }
+/* Registering for membarrier takes milliseconds once a process has several
+ * threads: done here, where a thread starts using the core, outside its
+ * locks (usually the first thread, alone, where it takes microseconds). */
+void sg__bias_thread_begin(void) {
+  may_bias = true;
+  (void)barrier_ready();
+}
 
 void sg__bias_thread_end(void) {
   may_bias = false;

@@ -622,7 +622,7 @@ void sg__trace_thread_exit(sg_thread *t);
  * may run, or switch to another thread (Tests/Interleave). A lock taken
  * while another thread holds it, and every condition wait, is a point that
  * says "blocked": the hook must let another thread run. Built without, the
- * points vanish and locks are plain pthread calls. */
+ * points and the checks beside them vanish. */
 bool sg__set_scheduling_hook(void (*hook)(const char *point, bool blocked));
 /* Every other mutex (the leaves' own) is taken with sg__lock and let go
  * with sg__unlock. */
@@ -635,16 +635,20 @@ void sg__glock_wait(sg_glock *l, const struct timespec *until);
 /* A point where this thread waits for another to move (spinning). */
 void sg__blocked_point(const char *where);
 /* A thread comes inside a graph lock, or goes: stops the program when two
- * are inside at once, or one thread is inside two. */
+ * are inside at once, when one thread says it is inside two, or when a
+ * biased take looks at the bias before it said `held`. */
 void sg__glock_entered(sg_glock *l);
 void sg__glock_leaving(sg_glock *l);
 void sg__glock_held_free(const struct sg_bias *b);
+/* A biased take's load of the bias, after its `held` (checked). */
+struct sg_bias *sg__glock_bias_after_held(sg_glock *l, const struct sg_bias *b);
 #else
 #define sg__point(where) ((void)0)
 #define sg__blocked_point(where) ((void)0)
 #define sg__glock_entered(l) ((void)0)
 #define sg__glock_leaving(l) ((void)0)
 #define sg__glock_held_free(b) ((void)0)
+#define sg__glock_bias_after_held(l, b) __atomic_load_n(&(l)->bias, __ATOMIC_ACQUIRE)
 static inline void sg__lock(pthread_mutex_t *m) { pthread_mutex_lock(m); }
 SG_INLINE void sg__glock_lock(sg_glock *l);
 static inline void sg__glock_wait(sg_glock *l, const struct timespec *until) {
@@ -691,7 +695,7 @@ SG_INLINE void sg__glock_taken(sg_glock *l) {
       l->streak_owner != &sg__my_bias || G_UNLIKELY(--l->streak_left == 0))
     sg__glock_taken_slow(l);
 }
-/* The biased thread's take: its `held`, then the bias read again. */
+/* The biased thread's take: its `held`, then the bias. */
 /* Moves bias: held (docs/core-protocol.md, "The biased graph lock"). */
 SG_INLINE bool sg__glock_take_biased(sg_glock *l) {
   sg_bias *b = sg__my_bias;
@@ -703,8 +707,8 @@ SG_INLINE bool sg__glock_take_biased(sg_glock *l) {
   sg__glock_held_free(b);
   __atomic_store_n(&b->held, l, __ATOMIC_RELAXED);
   __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the store stays before the load */
-  sg__point("bias: held, before reading the bias again");
-  if (G_LIKELY(__atomic_load_n(&l->bias, __ATOMIC_ACQUIRE) == b)) return true;
+  sg__point("bias: held, before reading the bias");
+  if (G_LIKELY(sg__glock_bias_after_held(l, b) == b)) return true;
   __atomic_store_n(&b->held, NULL, __ATOMIC_RELEASE);
   sg__point("bias: taken back meanwhile");
   return false;

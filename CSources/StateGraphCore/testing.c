@@ -50,6 +50,12 @@ void sg__glock_held_free(const sg_bias *b) {
     g_error("StateGraph: one thread inside two graph locks");
 }
 
+sg_bias *sg__glock_bias_after_held(sg_glock *l, const sg_bias *b) {
+  if (__atomic_load_n(&b->held, __ATOMIC_RELAXED) != l)
+    g_error("StateGraph: a biased take reads the bias before it says held");
+  return __atomic_load_n(&l->bias, __ATOMIC_ACQUIRE);
+}
+
 /* The graph lock, the same way: through its bias, or its word. */
 void sg__glock_lock(sg_glock *l) {
   if (!SG_PEEK(hook)) {

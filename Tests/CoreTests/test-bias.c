@@ -221,15 +221,15 @@ TEST(threads_bias_taken_back_while_its_thread_marks) {
   sg__set_bias_mode(SG_BIAS_USUAL);
 }
 
-/* ------------------- found, then taken back before its thread said held */
+/* ------------------------- taken back before its thread said held */
 
-/* The biased thread has found its bias and not yet said it is inside; the
- * other thread takes the bias back then (finding nobody inside) and marks.
- * The biased thread, reading the bias again after saying held, must find it
- * gone and wait for the word: never mark beside the other. */
+/* The biased thread is about to say it is inside; the other thread takes
+ * the bias back then (finding nobody inside) and marks. The biased thread,
+ * reading the bias after saying held, must find it gone and wait for the
+ * word: never mark beside the other. */
 static struct dekker {
   pthread_t biased_thread, taker;
-  sem_t found, resume, blocked;
+  sem_t about_to_say, resume, blocked;
   bool paused, taker_inside, overlapped, announced;
 } dekker;
 
@@ -238,7 +238,7 @@ static void hook_take_back_between(const char *point, bool blocked) {
   bool biased_thread = pthread_equal(pthread_self(), dekker.biased_thread);
   if (biased_thread && !dekker.paused && strcmp(point, "bias: before saying held") == 0) {
     dekker.paused = true;
-    sem_post(&dekker.found);
+    sem_post(&dekker.about_to_say);
     CHECK(wait_10s(&dekker.resume));
   } else if (biased_thread && strcmp(point, "marking, the lock held") == 0) {
     if (dekker.taker_inside) dekker.overlapped = true;
@@ -275,7 +275,7 @@ TEST(threads_bias_taken_back_before_its_thread_said_held) {
   sg__set_bias_mode(SG_BIAS_EAGER);
   dekker_world w = {.g = sg_graph_new()};
   dekker = (struct dekker){.taker = pthread_self()};
-  sem_init(&dekker.found, 0, 0);
+  sem_init(&dekker.about_to_say, 0, 0);
   sem_init(&dekker.resume, 0, 0);
   sem_init(&dekker.blocked, 0, 0);
   STORED(&w.s, w.g, "s", 0);
@@ -285,7 +285,7 @@ TEST(threads_bias_taken_back_before_its_thread_said_held) {
   CHECK_EQ(READ(&w.a), 0);
   CHECK_EQ(READ(&w.b), 0);
   pthread_t biased_thread = spawn_thread(bias_then_write_s, &w, 0);
-  if (wait_10s(&dekker.found)) SET(&w.u, 1); /* takes the bias back, marks b */
+  if (wait_10s(&dekker.about_to_say)) SET(&w.u, 1); /* takes the bias back, marks b */
   pthread_join(biased_thread, NULL);
   sg__set_scheduling_hook(NULL);
   CHECK(w.biased_before);
@@ -299,7 +299,7 @@ TEST(threads_bias_taken_back_before_its_thread_said_held) {
   DESTROY(&w.s);
   DESTROY(&w.u);
   GRAPH_FREE(w.g);
-  sem_destroy(&dekker.found);
+  sem_destroy(&dekker.about_to_say);
   sem_destroy(&dekker.resume);
   sem_destroy(&dekker.blocked);
   sg__set_bias_mode(SG_BIAS_USUAL);
@@ -356,6 +356,88 @@ TEST(threads_bias_not_given_while_a_thread_sleeps_on_the_word) {
   DESTROY(&s);
   GRAPH_FREE(sleeper.g);
   sem_destroy(&sleeper.start);
+  sg__set_bias_mode(SG_BIAS_USUAL);
+}
+
+/* ----------------------- a taker cancelled while it waits for the bias */
+
+/* The taker holds the word while it waits for the biased thread to leave:
+ * a cancellation there must not end it with the word held. */
+static struct cancelled {
+  pthread_t marker, taker;
+  sem_t marking, taker_waits, cancelled;
+  bool paused, announced;
+} cancelled;
+
+static void hook_cancel_the_taker(const char *point, bool blocked) {
+  (void)blocked;
+  if (pthread_equal(pthread_self(), cancelled.marker) && !cancelled.paused &&
+      strcmp(point, "marking, the lock held") == 0) {
+    cancelled.paused = true;
+    sem_post(&cancelled.marking);
+    CHECK(wait_10s(&cancelled.cancelled)); /* the taker waits for us, cancelled */
+    g_usleep(50 * 1000); /* long enough for its wait to reach a sleep */
+  } else if (pthread_equal(pthread_self(), cancelled.taker) && !cancelled.announced &&
+             strcmp(point, "revoke: the biased thread is inside") == 0) {
+    cancelled.announced = true;
+    sem_post(&cancelled.taker_waits);
+  }
+}
+
+static void *write_t_then_exit_cancelled(void *arg) {
+  marking_world *w = arg;
+  sem_wait(&cancelled.marking);
+  SET(&w->t, 1);
+  pthread_testcancel();
+  return NULL;
+}
+
+static void *wait_then_cancel_the_taker(void *arg) {
+  (void)arg;
+  if (wait_10s(&cancelled.taker_waits)) pthread_cancel(cancelled.taker);
+  sem_post(&cancelled.cancelled);
+  return NULL;
+}
+
+static void *write_t_once_more(void *arg) {
+  marking_world *w = arg;
+  SET(&w->t, 2);
+  return NULL;
+}
+
+TEST(threads_bias_taker_cancelled_while_it_waits_lets_go_of_the_lock) {
+  sg__set_bias_mode(SG_BIAS_EAGER);
+  marking_world w = {.g = sg_graph_new()};
+  cancelled = (struct cancelled){.marker = pthread_self()};
+  sem_init(&cancelled.marking, 0, 0);
+  sem_init(&cancelled.taker_waits, 0, 0);
+  sem_init(&cancelled.cancelled, 0, 0);
+  cancelled.taker = spawn_thread(write_t_then_exit_cancelled, &w, 0);
+  STORED(&w.s, w.g, "s", 1);
+  STORED(&w.t, w.g, "t", 0);
+  COMPUTED(&w.a, w.g, "a", formula_double, &w.s);
+  CHECK_EQ(READ(&w.a), 2);
+  REQUIRE(sg__set_scheduling_hook(hook_cancel_the_taker));
+  pthread_t canceller = spawn_thread(wait_then_cancel_the_taker, NULL, 0);
+  SET(&w.s, 3); /* marks under the biased lock; the taker waits, and is cancelled */
+  pthread_join(canceller, NULL);
+  void *result = NULL;
+  pthread_join(cancelled.taker, &result);
+  sg__set_scheduling_hook(NULL);
+  CHECK(cancelled.announced);
+  CHECK(result == PTHREAD_CANCELED); /* at its next cancellation point, after its write */
+  CHECK_EQ(w.t.value, 1);
+  pthread_t writer = spawn_thread(write_t_once_more, &w, 0);
+  pthread_join(writer, NULL); /* the lock is free: the write goes through */
+  CHECK_EQ(w.t.value, 2);
+  CHECK_EQ(READ(&w.a), 6);
+  DESTROY(&w.a);
+  DESTROY(&w.s);
+  DESTROY(&w.t);
+  GRAPH_FREE(w.g);
+  sem_destroy(&cancelled.marking);
+  sem_destroy(&cancelled.taker_waits);
+  sem_destroy(&cancelled.cancelled);
   sg__set_bias_mode(SG_BIAS_USUAL);
 }
 

@@ -70,7 +70,7 @@ static int pick(int self, bool self_blocked) {
 /* The bias's steps (lock.c), counted where a scenario thread reaches them:
  * run with the bias given eagerly, the scenarios must reach each. */
 static const char *const bias_steps[] = {
-  "bias: before saying held", "bias: held, before reading the bias again",
+  "bias: before saying held", "bias: held, before reading the bias",
   "bias: taken back meanwhile", "bias: given, before letting go of the word", "revoke: bias cleared, before the barrier",
   "revoke: the biased thread is inside"};
 enum { BIAS_STEPS = sizeof bias_steps / sizeof bias_steps[0] };
