@@ -12,7 +12,9 @@
  *
  *   checker [SCHEDULES [FIRST_SEED [NAME]]]   every scenario (or those whose
  *                                             name contains NAME) under
- *                                             SCHEDULES seeds
+ *                                             SCHEDULES seeds, with the graph
+ *                                             lock never biased, then biased
+ *                                             eagerly (lock.c)
  *
  * The last line is "N passed, M failed" (schedules). A failure prints the
  * scenario and seed: `checker 1 SEED` replays that schedule first.
@@ -70,9 +72,13 @@ static int pick(int self, bool self_blocked) {
 /* The bias's steps (lock.c), counted where a scenario thread reaches them:
  * run with the bias given eagerly, the scenarios must reach each. */
 static const char *const bias_steps[] = {
-  "bias: before saying held", "bias: held, before reading the bias",
-  "bias: taken back meanwhile", "bias: given, before letting go of the word", "revoke: bias cleared, before the barrier",
-  "revoke: the biased thread is inside"};
+  "bias: before saying held",
+  "bias: held, before reading the bias",
+  "bias: taken back meanwhile",
+  "bias: given, before letting go of the word",
+  "revoke: bias cleared, before the barrier",
+  "revoke: the biased thread is inside",
+};
 enum { BIAS_STEPS = sizeof bias_steps / sizeof bias_steps[0] };
 static long bias_step_count[BIAS_STEPS];
 
