@@ -681,11 +681,12 @@ void sg__bias_thread_end(void);
 /* How many takes of the word in a row bias the lock: more after each
  * revoke, so that threads taking turns stop paying for revokes. Tests
  * choose (sg__set_bias_mode). */
+#define SG_BIAS_USUAL_STREAK(l) (8u << MIN((l)->revokes, 9u))
 #ifdef SG_SCHEDULING_POINTS
 uint32_t sg__bias_streak(const sg_glock *l);
 #define SG_BIAS_STREAK(l) sg__bias_streak(l)
 #else
-#define SG_BIAS_STREAK(l) (8u << MIN((l)->revokes, 9u))
+#define SG_BIAS_STREAK(l) SG_BIAS_USUAL_STREAK(l)
 #endif
 /* Under the word, after taking it: takes back another thread's bias,
  * counts the streak, biases the lock to this thread after a long one. */

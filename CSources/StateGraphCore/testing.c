@@ -79,7 +79,7 @@ uint32_t sg__bias_streak(const sg_glock *l) {
   switch (SG_PEEK(bias_mode)) {
   case 1: return UINT32_MAX; /* never */
   case 2: return 2;          /* at the second take in a row */
-  default: return 8u << MIN(l->revokes, 9u);
+  default: return SG_BIAS_USUAL_STREAK(l);
   }
 }
 #endif

@@ -151,24 +151,48 @@ TEST(threads_bias_taken_back_while_its_thread_runs_a_callback) {
 
 static struct marking {
   pthread_t marker, taker;
-  sem_t marking, taker_waits;
+  sem_t marking, taker_waits, resume;
+  bool cancel_the_taker; /* before the marker goes on */
   bool paused, announced;
 } marking;
 
 /* The marker, biased and inside the lock, stops at its first mark until
- * the taker waits for it to let go. */
+ * the taker waits for it to let go (and was cancelled, when asked). */
 static void hook_pause_marking(const char *point, bool blocked) {
   (void)blocked;
   if (pthread_equal(pthread_self(), marking.marker) && !marking.paused &&
       strcmp(point, "marking, the lock held") == 0) {
     marking.paused = true;
     sem_post(&marking.marking);
-    CHECK(wait_10s(&marking.taker_waits));
+    CHECK(wait_10s(&marking.resume));
+    if (marking.cancel_the_taker) g_usleep(50 * 1000); /* its wait reaches a sleep */
   } else if (pthread_equal(pthread_self(), marking.taker) && !marking.announced &&
              strcmp(point, "revoke: the biased thread is inside") == 0) {
     marking.announced = true;
     sem_post(&marking.taker_waits);
   }
+}
+
+/* Lets the marker go on once the taker waits for it. */
+static void *resume_the_marker(void *arg) {
+  (void)arg;
+  if (wait_10s(&marking.taker_waits) && marking.cancel_the_taker) pthread_cancel(marking.taker);
+  sem_post(&marking.resume);
+  return NULL;
+}
+
+static void marking_begin(bool cancel_the_taker, void *(*taker)(void *), void *world) {
+  marking = (struct marking){.marker = pthread_self(), .cancel_the_taker = cancel_the_taker};
+  sem_init(&marking.marking, 0, 0);
+  sem_init(&marking.taker_waits, 0, 0);
+  sem_init(&marking.resume, 0, 0);
+  marking.taker = spawn_thread(taker, world, 0);
+}
+
+static void marking_end(void) {
+  sem_destroy(&marking.marking);
+  sem_destroy(&marking.taker_waits);
+  sem_destroy(&marking.resume);
 }
 
 typedef struct marking_world {
@@ -189,10 +213,7 @@ static void *write_t_after_the_mark_began(void *arg) {
 TEST(threads_bias_taken_back_while_its_thread_marks) {
   sg__set_bias_mode(SG_BIAS_EAGER);
   marking_world w = {.g = sg_graph_new()};
-  marking = (struct marking){.marker = pthread_self()};
-  sem_init(&marking.marking, 0, 0);
-  sem_init(&marking.taker_waits, 0, 0);
-  marking.taker = spawn_thread(write_t_after_the_mark_began, &w, 0);
+  marking_begin(false, write_t_after_the_mark_began, &w);
   STORED(&w.s, w.g, "s", 1);
   STORED(&w.t, w.g, "t", 0);
   COMPUTED(&w.a, w.g, "a", formula_double, &w.s);
@@ -201,7 +222,9 @@ TEST(threads_bias_taken_back_while_its_thread_marks) {
   CHECK_EQ(READ(&w.b), 2);
   w.biased_before_write = biased_to_this_thread(w.g);
   REQUIRE(sg__set_scheduling_hook(hook_pause_marking));
+  pthread_t resumer = spawn_thread(resume_the_marker, NULL, 0);
   SET(&w.s, 3); /* marks a and b under the biased lock, the taker waiting meanwhile */
+  pthread_join(resumer, NULL);
   pthread_join(marking.taker, NULL);
   sg__set_scheduling_hook(NULL);
   CHECK(w.biased_before_write);
@@ -216,8 +239,7 @@ TEST(threads_bias_taken_back_while_its_thread_marks) {
   DESTROY(&w.s);
   DESTROY(&w.t);
   GRAPH_FREE(w.g);
-  sem_destroy(&marking.marking);
-  sem_destroy(&marking.taker_waits);
+  marking_end();
   sg__set_bias_mode(SG_BIAS_USUAL);
 }
 
@@ -363,39 +385,11 @@ TEST(threads_bias_not_given_while_a_thread_sleeps_on_the_word) {
 
 /* The taker holds the word while it waits for the biased thread to leave:
  * a cancellation there must not end it with the word held. */
-static struct cancelled {
-  pthread_t marker, taker;
-  sem_t marking, taker_waits, cancelled;
-  bool paused, announced;
-} cancelled;
-
-static void hook_cancel_the_taker(const char *point, bool blocked) {
-  (void)blocked;
-  if (pthread_equal(pthread_self(), cancelled.marker) && !cancelled.paused &&
-      strcmp(point, "marking, the lock held") == 0) {
-    cancelled.paused = true;
-    sem_post(&cancelled.marking);
-    CHECK(wait_10s(&cancelled.cancelled)); /* the taker waits for us, cancelled */
-    g_usleep(50 * 1000); /* long enough for its wait to reach a sleep */
-  } else if (pthread_equal(pthread_self(), cancelled.taker) && !cancelled.announced &&
-             strcmp(point, "revoke: the biased thread is inside") == 0) {
-    cancelled.announced = true;
-    sem_post(&cancelled.taker_waits);
-  }
-}
-
 static void *write_t_then_exit_cancelled(void *arg) {
   marking_world *w = arg;
-  sem_wait(&cancelled.marking);
+  sem_wait(&marking.marking);
   SET(&w->t, 1);
   pthread_testcancel();
-  return NULL;
-}
-
-static void *wait_then_cancel_the_taker(void *arg) {
-  (void)arg;
-  if (wait_10s(&cancelled.taker_waits)) pthread_cancel(cancelled.taker);
-  sem_post(&cancelled.cancelled);
   return NULL;
 }
 
@@ -408,23 +402,19 @@ static void *write_t_once_more(void *arg) {
 TEST(threads_bias_taker_cancelled_while_it_waits_lets_go_of_the_lock) {
   sg__set_bias_mode(SG_BIAS_EAGER);
   marking_world w = {.g = sg_graph_new()};
-  cancelled = (struct cancelled){.marker = pthread_self()};
-  sem_init(&cancelled.marking, 0, 0);
-  sem_init(&cancelled.taker_waits, 0, 0);
-  sem_init(&cancelled.cancelled, 0, 0);
-  cancelled.taker = spawn_thread(write_t_then_exit_cancelled, &w, 0);
+  marking_begin(true, write_t_then_exit_cancelled, &w);
   STORED(&w.s, w.g, "s", 1);
   STORED(&w.t, w.g, "t", 0);
   COMPUTED(&w.a, w.g, "a", formula_double, &w.s);
   CHECK_EQ(READ(&w.a), 2);
-  REQUIRE(sg__set_scheduling_hook(hook_cancel_the_taker));
-  pthread_t canceller = spawn_thread(wait_then_cancel_the_taker, NULL, 0);
+  REQUIRE(sg__set_scheduling_hook(hook_pause_marking));
+  pthread_t resumer = spawn_thread(resume_the_marker, NULL, 0);
   SET(&w.s, 3); /* marks under the biased lock; the taker waits, and is cancelled */
-  pthread_join(canceller, NULL);
+  pthread_join(resumer, NULL);
   void *result = NULL;
-  pthread_join(cancelled.taker, &result);
+  pthread_join(marking.taker, &result);
   sg__set_scheduling_hook(NULL);
-  CHECK(cancelled.announced);
+  CHECK(marking.announced);
   CHECK(result == PTHREAD_CANCELED); /* at its next cancellation point, after its write */
   CHECK_EQ(w.t.value, 1);
   pthread_t writer = spawn_thread(write_t_once_more, &w, 0);
@@ -435,9 +425,7 @@ TEST(threads_bias_taker_cancelled_while_it_waits_lets_go_of_the_lock) {
   DESTROY(&w.s);
   DESTROY(&w.t);
   GRAPH_FREE(w.g);
-  sem_destroy(&cancelled.marking);
-  sem_destroy(&cancelled.taker_waits);
-  sem_destroy(&cancelled.cancelled);
+  marking_end();
   sg__set_bias_mode(SG_BIAS_USUAL);
 }
 
