@@ -33,8 +33,9 @@
  * caught.
  *
  * Graphs are few and checked only where a call names one: a GLib hash set
- * under a mutex. A freed graph's memory is kept (graph.c), so its address
- * is never given to a new graph and its handle stays stale for good.
+ * under a mutex, behind a per-thread memo of the graph found last. A freed
+ * graph's memory is kept (graph.c), so its address is never given to a new
+ * graph and its handle stays stale for good.
  */
 #include "sg_internal.h"
 
@@ -216,6 +217,15 @@ void sg__registry_memory(size_t *in_use, size_t *reserved) {
 
 static pthread_mutex_t graphs_lock = PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *live_graphs; /* created on first use */
+/* Bumped by every graph freed, under graphs_lock; read without it. */
+static uint64_t graphs_removed;
+
+/* The graph this thread found registered last, and graphs_removed then:
+ * while no graph was freed since, it is still registered (a freed graph's
+ * address is never given to another), so the next check of it (every
+ * creation names its graph) costs no lock and no hashing. */
+static __thread const sg_graph *checked_graph;
+static __thread uint64_t checked_at_removal;
 
 /* Moves the door: id, the first reference (docs/core-protocol.md, "Lifetime: who frees a node"). */
 void sg__registry_publish_node(sg_node *n) {
@@ -269,8 +279,13 @@ void sg__registry_add_graph(sg_graph *g) {
 }
 
 bool sg__registry_has_graph(const sg_graph *g) {
+  if (g == checked_graph && SG_PEEK(graphs_removed) == checked_at_removal) return true;
   sg__lock(&graphs_lock);
   bool found = live_graphs && g_hash_table_contains(live_graphs, g);
+  if (found) {
+    checked_graph = g;
+    checked_at_removal = graphs_removed;
+  }
   sg__unlock(&graphs_lock);
   return found;
 }
@@ -278,5 +293,6 @@ bool sg__registry_has_graph(const sg_graph *g) {
 void sg__registry_remove_graph(sg_graph *g) {
   sg__lock(&graphs_lock);
   g_hash_table_remove(live_graphs, g);
+  SG_PUBLISH(graphs_removed, graphs_removed + 1);
   sg__unlock(&graphs_lock);
 }

@@ -191,6 +191,53 @@ TEST(misuse_freed_graph) {
   CHECK_EQ(destroy_calls, 0);
 }
 
+/* A graph each thread created a node in (each remembers it as checked)
+ * and then freed is stale for both: the memo of the last graph a thread
+ * found does not outlive a graph freed by another thread. */
+typedef struct stale_creator {
+  sg_graph *g;
+  sem_t made, freed, tried;
+  int status;
+} stale_creator;
+
+static void *create_before_and_after_free(void *arg) {
+  stale_creator *c = arg;
+  sg_node *n = NULL;
+  CHECK_EQ(sg_stored_new(c->g, NULL, &n), SG_OK);
+  CHECK_EQ(sg_node_destroy(n), SG_OK);
+  sem_post(&c->made);
+  sem_wait(&c->freed);
+  n = NULL;
+  c->status = sg_stored_new(c->g, NULL, &n);
+  CHECK(n == NULL);
+  sem_post(&c->tried);
+  return NULL;
+}
+
+TEST(threads_freed_graph_is_stale_for_every_thread_that_used_it) {
+  stale_creator c = {.g = sg_graph_new(), .status = 77};
+  sem_init(&c.made, 0, 0);
+  sem_init(&c.freed, 0, 0);
+  sem_init(&c.tried, 0, 0);
+  pthread_t other;
+  pthread_create(&other, NULL, create_before_and_after_free, &c);
+  sg_node *n = NULL;
+  CHECK_EQ(sg_stored_new(c.g, NULL, &n), SG_OK);
+  CHECK_EQ(sg_node_destroy(n), SG_OK);
+  sem_wait(&c.made);
+  CHECK_EQ(sg_graph_free(c.g), SG_OK);
+  sem_post(&c.freed);
+  sem_wait(&c.tried);
+  pthread_join(other, NULL);
+  CHECK_EQ(c.status, SG_ESTALE);
+  n = NULL;
+  CHECK_EQ(sg_stored_new(c.g, NULL, &n), SG_ESTALE);
+  CHECK(n == NULL);
+  sem_destroy(&c.made);
+  sem_destroy(&c.freed);
+  sem_destroy(&c.tried);
+}
+
 /* A graph with nodes refuses to be freed, and stays usable. */
 TEST(misuse_free_busy_graph) {
   sg_graph *g = sg_graph_new();
