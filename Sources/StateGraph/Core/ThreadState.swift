@@ -44,6 +44,9 @@ final class ThreadState {
   /// read finds it tracked (Observation/TrackingProbe.swift). Retained by this state;
   /// unmanaged, so that a probe counts no reference.
   @exclusivity(unchecked) var spareRegistrar: Unmanaged<NodeObservation>?
+  /// ``ProbeSubject/shared``, kept here: the global's every use would go through its
+  /// once-token, a runtime call on every probe.
+  let probeSubject: Unmanaged<ProbeSubject> = .passUnretained(.shared)
   /// How many times the probe's key was hashed on this thread.
   @exclusivity(unchecked) var probeKeyHashes: UInt = 0
   /// ``TrackingProbe/isTrusted``, asked once per thread (a global's every use would go

@@ -28,7 +28,7 @@ final class NodeObservation: @unchecked Sendable {
 
   /// A read under the probe's key, which Observation hashes only when tracking
   /// (TrackingProbe.swift).
-  func probe() { registrar.accessProbeKey() }
+  func probe(_ subject: Unmanaged<ProbeSubject>) { registrar.accessProbeKey(of: subject) }
 
   /// The node is about to change: `withObservationTracking`'s onChange runs
   /// now, in the writing thread, and still reads the old value (the timing

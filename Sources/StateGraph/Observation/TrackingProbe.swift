@@ -27,7 +27,7 @@ enum TrackingProbe {
     ThreadState.withCurrent { state in
       let spare = state.spareRegistrar ?? makeSpare(for: state)
       let hashes = state.probeKeyHashes
-      spare._withUnsafeGuaranteedRef { $0.probe() }
+      spare._withUnsafeGuaranteedRef { $0.probe(state.probeSubject) }
       if state.probeKeyHashes != hashes { return true }
       return !(state.probeIsTrusted ?? trust(for: state))
     }
@@ -83,9 +83,8 @@ final class ProbeSubject: Observable, Sendable {
 
 extension ObservationRegistrar {
   /// A read under the probe's key, which Observation hashes only when tracking.
-  func accessProbeKey() {
-    let subject = ProbeSubject.shared
-    access(subject, keyPath: subject.path)
+  func accessProbeKey(of subject: Unmanaged<ProbeSubject> = .passUnretained(.shared)) {
+    subject._withUnsafeGuaranteedRef { access($0, keyPath: $0.path) }
   }
 }
 
