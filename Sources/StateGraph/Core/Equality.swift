@@ -35,15 +35,51 @@ enum Equality {
     }
   }
 
-  /// `Value`'s comparator: looked up once per node created.
+  /// `Value`'s comparator: looked up once per node created, first among the ones this
+  /// thread looked up last (no lock), then in the table every thread shares.
   @usableFromInline
   static func comparator<Value>(for _: Value.Type) -> Comparator<Value> {
     let type = unsafeBitCast(Value.self, to: UnsafeRawPointer.self)
-    if let shared = comparators.find(type) {
-      return unsafeDowncast(shared, to: Comparator<Value>.self)
+    let found = ThreadState.withCurrent { state in
+      if let recent = state.recentComparators.find(type) { return recent }
+      let shared = sharedComparator(for: Value.self, type)
+      state.recentComparators.keep(shared, for: type)
+      return shared
     }
+    return unsafeDowncast(found.takeUnretainedValue(), to: Comparator<Value>.self)
+  }
+
+  private static func sharedComparator<Value>(
+    for _: Value.Type, _ type: UnsafeRawPointer
+  ) -> Unmanaged<AnyObject> {
+    if let shared = comparators.find(type) { return .passUnretained(shared) }
     let made = Comparator<Value>(same: makeComparator(for: Value.self))
-    return unsafeDowncast(comparators.add(type, made), to: Comparator<Value>.self)
+    return .passUnretained(comparators.add(type, made))
+  }
+
+  /// The comparators one thread looked up last: four entries, each a type's metadata
+  /// and its comparator, unretained (the shared table keeps every comparator for the
+  /// life of the process). Only its thread touches it.
+  struct RecentComparators: ~Copyable {
+    private typealias Entry = (type: UnsafeRawPointer?, comparator: Unmanaged<AnyObject>?)
+    private let entries = UnsafeMutablePointer<Entry>.allocate(capacity: 4)
+
+    init() { entries.initialize(repeating: (nil, nil), count: 4) }
+    deinit { entries.deallocate() }
+
+    func find(_ type: UnsafeRawPointer) -> Unmanaged<AnyObject>? {
+      let entry = entries[Self.index(of: type)]
+      return entry.type == type ? entry.comparator : nil
+    }
+
+    func keep(_ comparator: Unmanaged<AnyObject>, for type: UnsafeRawPointer) {
+      entries[Self.index(of: type)] = (type, comparator)
+    }
+
+    /// Metadata addresses are 16-byte aligned: the bits above those pick the entry.
+    private static func index(of type: UnsafeRawPointer) -> Int {
+      Int(truncatingIfNeeded: UInt(bitPattern: Int(bitPattern: type)) >> 4) & 3
+    }
   }
 
   private static func makeComparator<Value>(for _: Value.Type) -> (Value, Value) -> Bool {

@@ -44,6 +44,8 @@ final class ThreadState {
   /// read finds it tracked (Observation/TrackingProbe.swift). Retained by this state;
   /// unmanaged, so that a probe counts no reference.
   @exclusivity(unchecked) var spareRegistrar: Unmanaged<NodeObservation>?
+  /// The value comparators this thread looked up last (Core/Equality.swift).
+  let recentComparators = Equality.RecentComparators()
   /// ``ProbeSubject/shared``, kept here: the global's every use would go through its
   /// once-token, a runtime call on every probe.
   let probeSubject: Unmanaged<ProbeSubject> = .passUnretained(.shared)
