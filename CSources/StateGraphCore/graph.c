@@ -23,23 +23,38 @@ sg_graph *sg__graph_new(void) {
   return g;
 }
 
-/* A freed graph's memory is kept, never reused: were its address given to
- * a new graph, every handle of the old one would pass as the new one's. The
- * cost is one sg_graph per graph freed; graphs are few and long-lived. The
- * list keeps them reachable, so leak checkers do not count them. */
-static sg_graph *retired;
-static pthread_mutex_t retired_lock = PTHREAD_MUTEX_INITIALIZER;
+/* A freed graph's memory is kept for a while: were its address given to a
+ * new graph at once, every handle of the old one would pass as the new
+ * one's. The last SG_KEPT_GRAPHS freed graphs are kept, in a ring that
+ * leak checkers see; the oldest goes back to the allocator as another
+ * comes, so a program that makes and frees graphs without end holds no
+ * more than that many. */
+static sg_graph *kept[SG_KEPT_GRAPHS];
+static size_t kept_count, kept_next;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void retire(sg_graph *g) {
   memset(g, 0, sizeof *g);
-  sg__lock(&retired_lock);
-  g->retired_next = retired;
-  retired = g;
-  sg__unlock(&retired_lock);
+  sg__lock(&kept_lock);
+  sg_graph *oldest = kept[kept_next];
+  kept[kept_next] = g;
+  kept_next = (kept_next + 1) % SG_KEPT_GRAPHS;
+  if (kept_count < SG_KEPT_GRAPHS) kept_count++;
+  sg__unlock(&kept_lock);
+  g_free(oldest);
 }
 
+#ifdef SG_SCHEDULING_POINTS
+size_t sg__kept_graphs(void) {
+  sg__lock(&kept_lock);
+  size_t count = kept_count;
+  sg__unlock(&kept_lock);
+  return count;
+}
+#endif
+
 /* A graph no handle reaches any more (no longer registered, its graveyard
- * freed): its memory goes, but for the struct itself, which is retired. */
+ * freed): its memory goes, but for the struct itself, which is kept. */
 void sg__graph_retire(sg_graph *g) {
   for (uint32_t i = 0; i < g->link_blocks.len; i++) free(g->link_blocks.at[i]);
   g_free(g->link_blocks.at);

@@ -34,8 +34,9 @@
  *
  * Graphs are few and checked only where a call names one: a GLib hash set
  * under a mutex, behind a per-thread memo of the graph found last. A freed
- * graph's memory is kept (graph.c), so its address is never given to a new
- * graph and its handle stays stale for good.
+ * graph's memory is kept for the next SG_KEPT_GRAPHS frees (graph.c), so
+ * its address is not given to a new graph and its handle stays stale that
+ * long.
  */
 #include "sg_internal.h"
 
@@ -221,9 +222,8 @@ static GHashTable *live_graphs; /* created on first use */
 static uint64_t graphs_removed;
 
 /* The graph this thread found registered last, and graphs_removed then:
- * while no graph was freed since, it is still registered (a freed graph's
- * address is never given to another), so the next check of it (every
- * creation names its graph) costs no lock and no hashing. */
+ * while no graph was freed since, it is still registered, so the next check
+ * of it (every creation names its graph) costs no lock and no hashing. */
 static __thread const sg_graph *checked_graph;
 static __thread uint64_t checked_at_removal;
 

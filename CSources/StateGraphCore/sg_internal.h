@@ -338,6 +338,10 @@ void sg__glock_destroy(sg_glock *l);
 void sg__glock_wait_unhooked(sg_glock *l, const struct timespec *until);
 void sg__glock_broadcast(sg_glock *l); /* under the lock */
 
+/* How many freed graphs keep their memory, so that their handles stay stale
+ * (graph.c): the public header promises this many. */
+#define SG_KEPT_GRAPHS 1024
+
 struct sg_graph {
   /* Thread sanitizers see it (lock.c); its wait is broadcast when a
    * claimed node is released. */
@@ -356,7 +360,6 @@ struct sg_graph {
   sg_node_vec scratch; /* marking stack, reused */
   int waiters;
   sg_node *live_head, *live_tail; /* live nodes, oldest first */
-  sg_graph *retired_next; /* once freed: the list that keeps it (graph.c) */
 };
 
 /* A callback running on this thread. Lives on the C stack of run_callback. */

@@ -415,6 +415,24 @@ TEST(protocol_freed_graph_stays_stale) {
   for (int i = 0; i < 64; i++) GRAPH_FREE(fresh[i]);
 }
 
+/* A freed graph's handle stays stale while the next 1023 graphs are made
+ * and freed (the header promises 1024), and a program that makes and frees
+ * graphs without end keeps no more than 1024 of them. */
+TEST(protocol_freed_graphs_kept_are_bounded) {
+  sg_graph *old = sg_graph_new();
+  GRAPH_FREE(old);
+  for (int i = 0; i < 1023; i++) {
+    sg_graph *g = sg_graph_new();
+    CHECK(g != old);
+    GRAPH_FREE(g);
+  }
+  sg_node *n = NULL;
+  CHECK_EQ(sg_stored_new(old, NULL, &n), SG_ESTALE);
+  CHECK(n == NULL);
+  for (int i = 0; i < 3000; i++) GRAPH_FREE(sg_graph_new());
+  CHECK_EQ(sg__kept_graphs(), 1024);
+}
+
 /* -------------------------------------- destroy in a compute vs visitor */
 
 typedef struct visited {

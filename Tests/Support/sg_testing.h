@@ -26,4 +26,9 @@ uint64_t sg__cause_steps(void);
 enum { SG_BIAS_USUAL = 0, SG_BIAS_NEVER = 1, SG_BIAS_EAGER = 2 };
 void sg__set_bias_mode(int mode);
 
+/* In a core built with -DSG_SCHEDULING_POINTS: how many freed graphs keep
+ * their memory (graph.c). */
+#include <stddef.h>
+size_t sg__kept_graphs(void);
+
 #endif

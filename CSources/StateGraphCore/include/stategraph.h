@@ -146,7 +146,10 @@
  *   pointer check can tell. Node ids close that gap: every node has a
  *   64-bit id (sg_node_describe) that is never reused in the process, and
  *   sg_node_check(handle, id) answers SG_ESTALE for a reused address. Keep
- *   (handle, id) pairs where you hold handles you do not own. A node is
+ *   (handle, id) pairs where you hold handles you do not own. A freed
+ *   graph's memory is kept until 1024 more graphs have been freed, so its
+ *   handle answers SG_ESTALE at least that long; then the allocator may give
+ *   the address to a new graph, whose handle the old one becomes. A node is
  *   reachable through a handle only once it is whole: while a new node is
  *   being created in a reused slot, a checked call through the old handle
  *   answers SG_ESTALE, never acts on a half-made node.
