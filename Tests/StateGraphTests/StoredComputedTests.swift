@@ -80,6 +80,42 @@ struct StoredComputedTests {
     #expect(runs.value == 2)
   }
 
+  /// Nine value types made in turn on one thread, more than the few comparators a thread
+  /// keeps at hand: each node still compares as its own type does, on this thread and on
+  /// another.
+  @Test func everyTypeKeepsItsOwnComparison() async {
+    struct Point: Equatable, Sendable { var x, y: Int }
+    struct Opaque: Sendable { var x: Int }
+    final class Box: Sendable {}
+    let box = Box()
+
+    /// Runs of a node over a stored `first`, after `again` (equal to `first`, or the same
+    /// instance) and then `other` were written.
+    func runs<Value: Sendable>(_ first: Value, _ again: Value, _ other: Value) -> Int {
+      let runs = Counter()
+      let stored = Stored(wrappedValue: first)
+      let reader = Computed { _ in runs.run(stored.wrappedValue) }
+      _ = reader.wrappedValue
+      stored.wrappedValue = again
+      _ = reader.wrappedValue
+      stored.wrappedValue = other
+      _ = reader.wrappedValue
+      return runs.value
+    }
+    func checkAll() -> [Int] {
+      (0..<3).flatMap { _ in
+        [
+          runs(1, 1, 2), runs(true, true, false), runs(1.5, 1.5, 2.5), runs("a", "a", "b"),
+          runs(UInt8(1), 1, 2), runs(Point(x: 1, y: 2), Point(x: 1, y: 2), Point(x: 2, y: 2)),
+          runs([1, 2], [1, 2], [3]), runs(box, box, Box()), runs(Opaque(x: 1), Opaque(x: 1), Opaque(x: 1)),
+        ]
+      }
+    }
+    let expected = Array(repeating: [2, 2, 2, 2, 2, 2, 2, 2, 3], count: 3).flatMap { $0 }
+    #expect(checkAll() == expected)
+    #expect(await Task.detached { checkAll() }.value == expected)
+  }
+
   @Test func diamondRunsEachNodeOncePerChange() {
     let leftRuns = Counter()
     let rightRuns = Counter()
