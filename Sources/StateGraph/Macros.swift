@@ -26,7 +26,9 @@
 ///
 /// `willSet` and `didSet` work as on a plain stored property: they run around every write
 /// through the property (equal values included), not around writes through
-/// `$name.wrappedValue`, nor when `init` gives the first value.
+/// `$name.wrappedValue`, nor when `init` gives the first value. The `oldValue` a `didSet`
+/// gets is read as a plain property's observer reads its storage, untracked: a
+/// computation that assigns the property does not come to depend on it.
 ///
 /// ```swift
 /// final class Player {

@@ -65,7 +65,10 @@ struct PropertyObservers {
       lines.append(didSet.body.trimmedDescription)
       lines.append("}")
       if readsOldValue {
-        lines.append("let __graphStoredOldValue = \(storage.text).wrappedValue")
+        // Untracked, as a plain property's observer reads its storage: the write is no
+        // read, so a computation that assigns the property (a model made inside one)
+        // neither depends on it nor meets it as a cycle.
+        lines.append("let __graphStoredOldValue = \(storage.text)._untrackedValue")
       }
       lines.append("\(storage.text).wrappedValue = \(incoming)")
       lines.append(readsOldValue ? "__didSet(__graphStoredOldValue)" : "__didSet()")

@@ -37,7 +37,7 @@ struct PropertyObserverExpansionTests {
             func __didSet(_ previous: Double) {
               print("did", previous, volume)
             }
-            let __graphStoredOldValue = _volume.wrappedValue
+            let __graphStoredOldValue = _volume._untrackedValue
             _volume.wrappedValue = __graphStoredNewValue
             __didSet(__graphStoredOldValue)
           }
@@ -124,7 +124,7 @@ struct PropertyObserverExpansionTests {
             func __didSet(_ oldValue: Int) {
               log.append("did \(oldValue) -> \(count)")
             }
-            let __graphStoredOldValue = _count.wrappedValue
+            let __graphStoredOldValue = _count._untrackedValue
             _count.wrappedValue = __graphStoredNewValue
             __didSet(__graphStoredOldValue)
           }
@@ -232,7 +232,7 @@ struct PropertyObserverExpansionTests {
             func __didSet(_ previous: Int) {
               print(previous)
             }
-            let __graphStoredOldValue = _count.wrappedValue
+            let __graphStoredOldValue = _count._untrackedValue
             _count.wrappedValue = __graphStoredNewValue
             __didSet(__graphStoredOldValue)
           }

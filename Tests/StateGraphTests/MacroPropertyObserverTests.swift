@@ -62,6 +62,15 @@ private final class UserDefaultModel {
   var log: [String] = []
 }
 
+private final class CountingModel: Sendable {
+  @GraphStored var count: Int = 0 {
+    didSet { oldValues.append(oldValue) }
+  }
+  let oldValues = Recorder<Int>()
+
+  init(count: Int) { self.count = count }
+}
+
 @Suite("willSet and didSet on @GraphStored")
 struct MacroPropertyObserverTests {
   @Test func observersRunAroundEachWriteInOrder() {
@@ -162,6 +171,32 @@ struct MacroPropertyObserverTests {
     model.count = 3
     model.count = 10
     #expect(model.changes.values == [3, 7])
+  }
+
+  /// The setter reads the value it replaces as a plain property's `didSet` does, without
+  /// tracking it: a computation that makes a model, or assigns an existing model's property,
+  /// neither depends on the property nor meets its own write as a cycle.
+  @Test func aComputationMayAssignAPropertyWhoseDidSetReadsOldValue() {
+    let made = Computed { _ in CountingModel(count: 9).count }
+    #expect(made.wrappedValue == 9)
+
+    let runs = Counter()
+    let source = Stored(wrappedValue: 2)
+    let model = CountingModel(count: 0)
+    let copier = Computed { _ in
+      runs.tick()
+      model.count = source.wrappedValue
+      return source.wrappedValue * 10
+    }
+    #expect(copier.wrappedValue == 20)
+    #expect(model.count == 2)
+    model.count = 7  // not a source of the copier
+    #expect(copier.wrappedValue == 20)
+    #expect(runs.value == 1)
+    source.wrappedValue = 3
+    #expect(copier.wrappedValue == 30)
+    #expect(runs.value == 2)
+    #expect(model.oldValues.values == [0, 0, 2, 7])  // init's assignment included
   }
 
   @Test func onAGraphUserDefault() {

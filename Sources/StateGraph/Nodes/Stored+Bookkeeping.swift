@@ -14,6 +14,11 @@ extension Stored {
     return lock.withLock { value }
   }
 
+  /// ``untrackedValue`` for the setter a `@GraphStored` property's `didSet` expands to,
+  /// which reads the value it replaces as a plain property's observer reads its storage.
+  /// Not API: the macro's expansion is its one caller.
+  public var _untrackedValue: Value { untrackedValue }
+
   /// Whether a computation or observer of the graph depends on this node (its last run
   /// read it). A dependency recorded after this returns is not seen: callers read nodes
   /// and ask this under one lock of their own.
