@@ -178,6 +178,32 @@ struct StoredComputedTests {
     #expect(computed.wrappedValue == 40)
   }
 
+  /// A constant node, as a placeholder that `init` replaces (swift-state-graph's pattern):
+  /// capturing a stored value snapshots it; capturing the node and reading it inside the
+  /// rule depends on it.
+  @Test func aConstantNodeIsAPlaceholderThatInitReplaces() {
+    final class Model {
+      @GraphStored var names: [String] = ["calm"]
+      var snapshot = Computed<String>(constant: "")
+      var live = Computed<String>(constant: "")
+
+      init() {
+        snapshot = .init { [names = self.names] _ in names.joined(separator: ",") }
+        live = .init { [names = self.$names] _ in names.wrappedValue.joined(separator: ",") }
+      }
+    }
+    let constant = Computed<String>(constant: "fixed")
+    #expect(constant.wrappedValue == "fixed")
+    #expect(constant.wrappedValue == "fixed")
+
+    let model = Model()
+    #expect(model.snapshot.wrappedValue == "calm")
+    #expect(model.live.wrappedValue == "calm")
+    model.names = ["active"]
+    #expect(model.snapshot.wrappedValue == "calm")
+    #expect(model.live.wrappedValue == "active")
+  }
+
   @Test func mapDerivesANode() {
     let celsius = Stored(wrappedValue: 100.0)
     let fahrenheit = celsius.map { _, c in c * 9 / 5 + 32 }

@@ -67,6 +67,16 @@ public final class Computed<Value> {
     self.box = .passUnretained(box)
   }
 
+  /// Creates a node whose value is `value` for good: it reads nothing, so nothing changes
+  /// it. A placeholder for a property that `init` replaces with a node of its own.
+  @inlinable
+  public convenience init(
+    constant value: Value, name: String? = nil, file: StaticString = #fileID, line: UInt = #line
+  ) {
+    let constant = ConstantValue(value)
+    self.init(wrappedValue: value, name: name, file: file, line: line) { _ in constant.value }
+  }
+
   deinit { sg_node_destroy(node) }
 
   /// The value, recomputed first if a dependency changed since the last run.
@@ -96,6 +106,14 @@ extension Computed {
     if status != 0 { GraphCore.fail(status, node) }
     return box._withUnsafeGuaranteedRef { $0.current }
   }
+}
+
+/// The value of a constant node, for its computation. `@unchecked Sendable`: immutable, and
+/// handed out only as the node's value, which crosses threads only when the node does.
+@usableFromInline
+final class ConstantValue<Value>: @unchecked Sendable {
+  @usableFromInline let value: Value
+  @inlinable init(_ value: Value) { self.value = value }
 }
 
 /// Safe to share between threads when the value is: the stored property is immutable
