@@ -119,6 +119,13 @@ public macro GraphStored(backed: GraphStorageBacking) =
 @attached(peer, names: prefixed(_), prefixed(`$`))
 public macro GraphComputed() = #externalMacro(module: "StateGraphMacros", type: "GraphComputedMacro")
 
+/// Another name for ``GraphComputed()``, swift-state-graph's for a property whose node
+/// `init` assigns: `@GraphComputedNode var doubled: Int`, then `$doubled = node`.
+@attached(accessor, names: named(get))
+@attached(peer, names: prefixed(_), prefixed(`$`))
+public macro GraphComputedNode() =
+  #externalMacro(module: "StateGraphMacros", type: "GraphComputedMacro")
+
 /// Marks a member that the graph macros and observation support leave alone.
 ///
 /// The macros put it on the peers they generate (`_count`, `$count`); it has no expansion.

@@ -265,7 +265,7 @@ private struct Reader {
       newNode: Syntax(attribute.with(\.trailingTrivia, " @ObservationIgnored" + attribute.trailingTrivia)))
 
     if let ignoredIndex = names.firstIndex(of: "ObservationIgnored") {
-      if let ourIndex = names.firstIndex(of: kind.rawValue), ignoredIndex < ourIndex {
+      if let ourIndex = names.firstIndex(of: Self.attributeName(attribute)), ignoredIndex < ourIndex {
         let ignored = attributes[ignoredIndex]
         problem(
           ignored, .observationIgnoredFirst(kind), fix: .moveObservationIgnored(after: kind),

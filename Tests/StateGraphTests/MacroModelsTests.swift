@@ -543,6 +543,43 @@ extension MacroModelsTests {
       #expect(copy.sum == 5)
     }
 
+    /// `@GraphComputedNode`, swift-state-graph's other name: a node `init` is given.
+    final class GivenNode {
+      @GraphComputedNode var doubled: Int
+      init(_ node: Computed<Int>) { $doubled = node }
+    }
+
+    struct GivenNodeValue {
+      @GraphComputedNode var doubled: Int
+      init(_ node: Computed<Int>) { $doubled = node }
+    }
+
+    @Test func aGivenNodeIsReadThroughThePropertyAndOutlivesItsOwner() {
+      let count = Stored(wrappedValue: 1)
+      let runs = Counter()
+      let node = Computed { _ in runs.run(count.wrappedValue * 2) }
+      weak var released: GivenNode?
+      do {
+        let model = GivenNode(node)
+        released = model
+        #expect(model.$doubled === node)
+        #expect(runs.value == 0)
+        #expect(model.doubled == 2)
+        #expect(model.doubled == 2)
+        #expect(runs.value == 1)
+      }
+      #expect(released == nil)
+      count.wrappedValue = 4
+      #expect(node.wrappedValue == 8)
+      #expect(runs.value == 2)
+
+      let value = GivenNodeValue(node)
+      let copy = value
+      #expect(value.$doubled === copy.$doubled)
+      count.wrappedValue = 5
+      #expect(copy.doubled == 10)
+    }
+
     final class Unassigned {
       @GraphComputed var total: Int
     }
