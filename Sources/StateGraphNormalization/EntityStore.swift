@@ -182,8 +182,8 @@ public final class EntityStore<Entity: TypedIdentifiable> {
   ) {
     writerLock = coordinator.writerLock
     entityName = String(describing: Entity.self)
-    countNode = Stored(name: "EntityStore<\(entityName)>.count", wrappedValue: 0)
-    membershipNode = Stored(name: "EntityStore<\(entityName)>.membership", wrappedValue: 0)
+    countNode = Stored(undoableWhenMadeInside: "EntityStore<\(entityName)>.count", wrappedValue: 0)
+    membershipNode = Stored(undoableWhenMadeInside: "EntityStore<\(entityName)>.membership", wrappedValue: 0)
     isSameEntity = EntitySameness.comparator(for: Entity.self)
     if !entities.isEmpty { add(entities.values) }
   }
@@ -204,7 +204,7 @@ public final class EntityStore<Entity: TypedIdentifiable> {
   /// The node of `id`, created when missing. Call with `stateLock` held.
   func slot(for id: Entity.TypedID) -> Slot<Entity> {
     if let slot = slots[id] { return slot }
-    let slot = Slot<Entity>(name: "\(entityName)[\(id)]", wrappedValue: nil)
+    let slot = Slot<Entity>(undoableWhenMadeInside: "\(entityName)[\(id)]", wrappedValue: nil)
     slots[id] = slot
     return slot
   }

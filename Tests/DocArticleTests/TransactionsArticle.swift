@@ -51,4 +51,23 @@ import Testing
         "inside: 70, total 70", "after: 70 + 30 = 100", "rolled back (insufficientFunds): 70",
       ])
   }
+
+  @Test func aModelMadeInsideKeepsWhatItsInitGaveIt() {
+    enum TransferError: Error { case insufficientFunds }
+
+    let lines = printedLines {
+      final class Draft {
+        @GraphStored var title: String = ""
+        init(title: String) { self.title = title }
+      }
+
+      var draft: Draft?
+      try? withGraphTransaction { () throws(TransferError) in
+        draft = Draft(title: "Report")
+        throw .insufficientFunds
+      }
+      print(draft!.title)  // "Report"
+    }
+    #expect(lines == ["Report"])
+  }
 }

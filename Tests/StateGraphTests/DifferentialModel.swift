@@ -29,7 +29,9 @@
 /// sources hold now (its last run read them mid-batch), so its next read
 /// runs it again, and the cutoff keeps its dependents quiet when the value
 /// is the restored one. Versions are never reused after a rollback: a new
-/// change gets a version the node never had.
+/// change gets a version the node never had. A stored node made inside a batch
+/// is outside its undo until the outermost batch ends: its changes are not
+/// logged, so no rollback restores them.
 final class DifferentialModel {
   enum Kind {
     case stored
@@ -74,6 +76,8 @@ final class DifferentialModel {
   private var logs: [[LogEntry]] = []
 
   var batchDepth: Int { logs.count }
+  /// Stored nodes made since the outermost open batch began.
+  private var madeInside: Set<Int> = []
 
   // MARK: - from scratch
 
@@ -99,6 +103,7 @@ final class DifferentialModel {
 
   func addStored(_ id: Int, value: Int) {
     nodes[id] = Node(kind: .stored, value: value, inputs: [])
+    if !logs.isEmpty { madeInside.insert(id) }
   }
 
   func addComputed(_ id: Int, expr: DifferentialExpr, placeholder: Int?) {
@@ -147,7 +152,10 @@ final class DifferentialModel {
         logs[logs.count - 1].append(entry)
       }
     }
-    if logs.isEmpty { flush() }
+    if logs.isEmpty {
+      madeInside = []
+      flush()
+    }
   }
 
   /// Nodes that must still exist: those the test holds, those a live
@@ -173,7 +181,9 @@ final class DifferentialModel {
 
   /// The first change of a node inside the innermost batch is logged.
   private func record(_ id: Int) {
-    guard !logs.isEmpty, !logs[logs.count - 1].contains(where: { $0.id == id }) else { return }
+    guard !logs.isEmpty, !madeInside.contains(id),
+      !logs[logs.count - 1].contains(where: { $0.id == id })
+    else { return }
     let node = nodes[id]!
     logs[logs.count - 1].append(LogEntry(id: id, value: node.value, version: node.version))
   }

@@ -23,6 +23,9 @@
 ///   reads outside any computation may fall on either side of the commit.
 /// - **Rollback.** When `body` throws, its writes are dropped and nobody is notified; an
 ///   inner transaction that throws (caught by the outer one) drops only its own writes.
+///   A plain node made inside is not part of the transaction: it takes this thread's
+///   writes at once and keeps them, so a model made inside is never left half
+///   initialised.
 ///   Backed nodes (UserDefaults, custom backings) are saved at the commit only: first,
 ///   then applied in the same step as the other nodes.
 /// - **Observers** run once, after the commit, with the final values. `onDidSet` handlers
@@ -80,6 +83,7 @@ extension Staging {
     } catch {
       level.discard()
       state.staging = parent
+      state.leftUndoIfOutermost()
       if parent == nil { level.runCompletions() }
       throw error
     }
@@ -88,6 +92,7 @@ extension Staging {
       level.merge(into: parent)
     } else {
       level.commit()
+      state.leftUndoIfOutermost()
       level.runCompletions()
     }
     return result

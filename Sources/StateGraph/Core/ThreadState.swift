@@ -26,6 +26,9 @@ final class ThreadState {
   /// open, innermost last.
   @exclusivity(unchecked) var transactions: [Transaction] = []
   @exclusivity(unchecked) var openTransactions = 0
+  /// Plain stored nodes made while a batch or transaction is open on this thread: outside
+  /// its undo (Batch/MadeInside.swift). Emptied when the outermost one ends.
+  @exclusivity(unchecked) var madeInsideUndo: Set<ObjectIdentifier> = []
   /// Where `onChange` & co. register: the innermost `withGraphTracking`
   /// block or tracking-group run.
   @exclusivity(unchecked) var scope: TrackingScope?

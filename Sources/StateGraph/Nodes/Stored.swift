@@ -51,9 +51,21 @@ public final class Stored<Value> {
     self.init(name: name, wrappedValue: wrappedValue, persistence: nil, file: file, line: line)
   }
 
+  /// A node whose writes a rollback undoes even when it was made inside the batch or
+  /// transaction (Batch/MadeInside.swift): for a store whose own bookkeeping, such as
+  /// which of its nodes holds what, the rollback restores.
+  package convenience init(
+    undoableWhenMadeInside name: String?, wrappedValue: Value, file: StaticString = #fileID,
+    line: UInt = #line
+  ) {
+    self.init(
+      name: name, wrappedValue: wrappedValue, persistence: nil, keptWhenMadeInside: false,
+      file: file, line: line)
+  }
+
   init(
     name: String?, wrappedValue: Value, persistence: StoredPersistence<Value>?,
-    file: StaticString, line: UInt
+    keptWhenMadeInside: Bool = true, file: StaticString, line: UInt
   ) {
     self.value = wrappedValue
     self.equality = Equality.comparator(for: Value.self)
@@ -62,6 +74,7 @@ public final class Stored<Value> {
       side.persistence = persistence
       self.side = side
     }
+    defer { if persistence == nil, keptWhenMadeInside { noteIfMadeInsideUndo() } }
     var created: OpaquePointer?
     GraphCore.info(name: name, file: file, line: line) { info in
       _ = sg_stored_new(GraphCore.graph, info, &created)
@@ -90,7 +103,7 @@ public final class Stored<Value> {
       return lockedValue(registering: isOutside)
     }
     set {
-      if let staging = Staging.current { return stage(newValue, in: staging) }
+      if let staging = Staging.current, !isMadeInsideUndo { return stage(newValue, in: staging) }
       lock.lock()
       // Optional chains rather than a bound `side`: a binding would retain it.
       if side?.didSetHandler != nil {
@@ -211,10 +224,11 @@ public final class Stored<Value> {
     // code, so the lock is dropped around it and the checks below run after.
     // A registrar, once made, is never replaced: the one told here is the one
     // a reader found, and a reader arriving later reads the new value.
+    // A batch's write is announced at its end; one outside its undo is a plain write.
+    var batch = joinsBatch ? Transaction.currentUnretained : nil
+    if batch != nil, isMadeInsideUndo { batch = nil }
     var announced: NodeObservation?
-    if let observation = side?.observation, !isSame(value, newValue),
-      !(joinsBatch && Transaction.currentUnretained != nil)
-    {
+    if let observation = side?.observation, !isSame(value, newValue), batch == nil {
       lock.unlock()
       observation.willSet()
       announced = observation
@@ -232,7 +246,7 @@ public final class Stored<Value> {
     }
     let oldValue = value  // released after unlock: a deinit may run user code
     storeValue(newValue)
-    if joinsBatch, let transaction = Transaction.currentUnretained {
+    if let transaction = batch {
       let revisionBefore = madeSide()._withUnsafeGuaranteedRef { $0.advanceRevision() }
       transaction._withUnsafeGuaranteedRef {
         changeInBatch($0, from: oldValue, revisionBefore: revisionBefore, undo: undo)
