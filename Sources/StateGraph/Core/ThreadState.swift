@@ -29,6 +29,10 @@ final class ThreadState {
   /// Plain stored nodes made while a batch or transaction is open on this thread: outside
   /// its undo (Batch/MadeInside.swift). Emptied when the outermost one ends.
   @exclusivity(unchecked) var madeInsideUndo: Set<ObjectIdentifier> = []
+  /// Projections of `withBorrowedValue` running on this thread, and what they put off
+  /// until the outermost one ends (Nodes/Stored+Borrow.swift).
+  @exclusivity(unchecked) var readDepth = 0
+  @exclusivity(unchecked) var afterRead: [() -> Void] = []
   /// Where `onChange` & co. register: the innermost `withGraphTracking`
   /// block or tracking-group run.
   @exclusivity(unchecked) var scope: TrackingScope?
