@@ -106,6 +106,25 @@ struct TrackingStreamTests {
     #expect(await values.next() == nil)
   }
 
+  /// `GraphObservation`, swift-state-graph's other name, loops the same way.
+  @Test(.timeLimit(.minutes(1))) func graphObservationIsGraphTrackingsThatDoesNotThrow() async {
+    let useA = Stored(wrappedValue: true)
+    let a = Stored(wrappedValue: "A")
+    let b = Stored(wrappedValue: "B")
+    var values = GraphObservation({ useA.wrappedValue ? a.wrappedValue : b.wrappedValue })
+      .makeAsyncIterator()
+    #expect(await values.next() == "A")
+    b.wrappedValue = "B2"  // not read by the last run
+    useA.wrappedValue = false
+    #expect(await values.next() == "B2")
+    var counts = GraphObservation<Int>.untilFinished({
+      b.wrappedValue == "stop" ? .finish : .next(b.wrappedValue.count)
+    }).makeAsyncIterator()
+    #expect(await counts.next() == 2)
+    b.wrappedValue = "stop"
+    #expect(await counts.next() == nil)
+  }
+
   @Test(.timeLimit(.minutes(1))) func cancellingTheLoopsTaskEndsItAndStopsTracking() async {
     let value = Stored(wrappedValue: 0)
     let runs = Counter()

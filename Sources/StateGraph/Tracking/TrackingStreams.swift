@@ -93,6 +93,11 @@ public struct GraphTrackings<Element: Sendable, Failure: Error>: AsyncSequence, 
   }
 }
 
+/// swift-state-graph's other name for a ``GraphTrackings`` whose closure does not throw:
+/// `for await name in GraphObservation({ first.wrappedValue })`, and
+/// `GraphObservation<Int>.untilFinished({ … })`.
+public typealias GraphObservation<Element: Sendable> = GraphTrackings<Element, Never>
+
 /// The state of one ``GraphTrackings`` loop: a tracking group that runs the
 /// closure after each change and keeps its latest result for the consumer.
 private final class TrackingLoop<Element: Sendable, Failure: Error>: @unchecked Sendable {
