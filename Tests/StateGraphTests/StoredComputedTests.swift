@@ -54,6 +54,60 @@ struct StoredComputedTests {
     #expect(labelRuns.value == 2)
   }
 
+  /// An equal value is no change for the graph, but the node keeps the one given or made,
+  /// as a plain property would: for a type whose `==` looks at part of it, the newest.
+  @Test func anEqualValueIsKeptWithoutNotifying() {
+    final class Tagged: Equatable, Sendable {
+      let id: Int
+      let note: String
+      init(_ id: Int, _ note: String) { (self.id, self.note) = (id, note) }
+      static func == (lhs: Tagged, rhs: Tagged) -> Bool { lhs.id == rhs.id }
+    }
+    let runs = Counter()
+    let stored = Stored(wrappedValue: Tagged(1, "first"))
+    let note = Computed { _ in runs.run(stored.wrappedValue.id) }
+    _ = note.wrappedValue
+    let second = Tagged(1, "second")
+    stored.wrappedValue = second
+    #expect(stored.wrappedValue === second)
+    _ = note.wrappedValue
+    #expect(runs.value == 1)
+
+    let source = Stored(wrappedValue: "a")
+    let made = Computed { _ in Tagged(1, source.wrappedValue) }
+    let readers = Counter()
+    let reader = Computed { _ in readers.run(made.wrappedValue.id) }
+    #expect(made.wrappedValue.note == "a")
+    _ = reader.wrappedValue
+    source.wrappedValue = "b"
+    #expect(made.wrappedValue.note == "b")
+    _ = reader.wrappedValue
+    #expect(readers.value == 1)  // cut off: equal
+  }
+
+  /// swift-state-graph's case: a computed model equal by `id` keeps the newest instance,
+  /// so a reader of the model's own node, whose node went with the old instance, reads
+  /// the new one's.
+  @Test func aReaderOfAnEqualModelsNodeFollowsTheNewestModel() {
+    final class Model: Equatable, @unchecked Sendable {
+      let id: Int
+      @GraphStored var count: Int
+      init(id: Int, count: Int) {
+        self.id = id
+        self.count = count
+      }
+      static func == (lhs: Model, rhs: Model) -> Bool { lhs.id == rhs.id }
+    }
+    let source = Stored(wrappedValue: 1)
+    let model = Computed { _ in Model(id: 1, count: source.wrappedValue) }
+    let downstream = Computed { _ in model.wrappedValue.count }
+    #expect(downstream.wrappedValue == 1)
+    source.wrappedValue = 2
+    #expect(downstream.wrappedValue == 2)
+    model.wrappedValue.count = 3
+    #expect(downstream.wrappedValue == 3)
+  }
+
   @Test func classValuesCompareByIdentity() {
     final class Box: Sendable {}  // read by computations on any thread
     let runs = Counter()

@@ -239,7 +239,12 @@ final class TypedComputeBox<Value>: ComputeBox, @unchecked Sendable {
       return Int32(SG_CHANGED)
     }
     if equality(storage.pointee, newValue) {
+      // No change for the graph, but the node keeps the value just made, as a plain
+      // property would: for a type whose `==` looks at part of it (an id), readers get
+      // the newest. Released after unlock: a deinit may run user code.
+      let replaced = replaceValue(in: storage, with: newValue)
       lock.unlock()
+      withExtendedLifetime(replaced) {}
       return Int32(SG_UNCHANGED)
     }
     // Released after unlock: a deinit may run user code.

@@ -16,7 +16,8 @@ import StateGraphCore
 /// Lazy and cached: the closure runs on the first read, and again on a read
 /// after a dependency changed; at most once per change. When it produces a
 /// value equal to the previous one (`Equatable`; identity for class
-/// instances), dependents are not recomputed (equality cutoff).
+/// instances), dependents are not recomputed (equality cutoff); the node keeps
+/// the new value all the same.
 ///
 /// - Complexity: a read of an up-to-date node is O(1); a read after a change
 ///   visits only the nodes between it and the changed source.

@@ -240,8 +240,14 @@ public final class Stored<Value> {
       return
     }
     if isSame(value, newValue) {
+      // Not a change: nobody is told and nothing is logged, but the node takes the value,
+      // as a plain property would (for a type whose `==` looks at part of it, the newest).
+      // Released after unlock: a deinit may run user code.
+      let replaced = value
+      storeValue(newValue)
       lock.unlock()
       announced?.didSet()
+      withExtendedLifetime(replaced) {}
       return
     }
     let oldValue = value  // released after unlock: a deinit may run user code
@@ -293,7 +299,12 @@ public final class Stored<Value> {
   /// released by the caller once no lock is held (a deinit may run user code).
   @inlinable
   func applyStagedHoldingLock(_ staged: inout Value, in transaction: Transaction) -> Bool {
-    if isSame(value, staged) { return false }
+    if isSame(value, staged) {  // kept without notifying, as a plain write (`replaceHoldingLock`)
+      let kept = value
+      storeValue(staged)
+      staged = kept
+      return false
+    }
     let oldValue = value
     storeValue(staged)
     staged = oldValue
