@@ -108,6 +108,40 @@ struct StoredComputedTests {
     #expect(downstream.wrappedValue == 3)
   }
 
+  /// A node's own `shouldNotify` decides which writes are changes; the node takes every
+  /// value written. It replaces the type's `==`, the inline one of `Int` included, and it
+  /// decides at a transaction's commit too.
+  @Test func shouldNotifyDecidesWhichWritesAreChanges() {
+    let comparisons = Locked<[String]>([])
+    let temperature = Stored(wrappedValue: 20.0) { old, new in
+      comparisons.withLock { $0.append("\(old)->\(new)") }
+      return abs(new - old) >= 0.5
+    }
+    let runs = Counter()
+    let rounded = Computed { _ in runs.run(temperature.wrappedValue.rounded()) }
+    #expect(rounded.wrappedValue == 20)
+    temperature.wrappedValue = 20.2
+    #expect(temperature.wrappedValue == 20.2)  // kept
+    #expect(rounded.wrappedValue == 20)
+    #expect(runs.value == 1)  // not a change
+    temperature.wrappedValue = 21
+    #expect(rounded.wrappedValue == 21)
+    #expect(runs.value == 2)
+    withGraphTransaction { temperature.wrappedValue = 21.1 }
+    #expect(temperature.wrappedValue == 21.1)
+    #expect(rounded.wrappedValue == 21)
+    #expect(runs.value == 2)
+    #expect(comparisons.withLock { $0 } == ["20.0->20.2", "20.2->21.0", "21.0->21.1"])
+
+    let always = Stored(wrappedValue: 1) { _, _ in true }
+    let reads = Counter()
+    let copy = Computed { _ in reads.run(always.wrappedValue) }
+    _ = copy.wrappedValue
+    always.wrappedValue = 1  // equal, but the node says it is a change
+    _ = copy.wrappedValue
+    #expect(reads.value == 2)
+  }
+
   @Test func classValuesCompareByIdentity() {
     final class Box: Sendable {}  // read by computations on any thread
     let runs = Counter()

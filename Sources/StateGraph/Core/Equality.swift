@@ -12,14 +12,21 @@ enum Equality {
     /// Never optional: a node calls it on every change, and unwrapping an
     /// optional closure costs a retain and a release.
     @usableFromInline let same: (Value, Value) -> Bool
+    /// A node's own comparison (`Stored(wrappedValue:shouldNotify:)`), which the common
+    /// types' inline `==` must not replace.
+    @usableFromInline let isNodesOwn: Bool
 
-    init(same: @escaping (Value, Value) -> Bool) { self.same = same }
+    init(same: @escaping (Value, Value) -> Bool, isNodesOwn: Bool = false) {
+      self.same = same
+      self.isNodesOwn = isNodesOwn
+    }
 
     /// Whether `lhs` and `rhs` are the same. Inlined where `Value` is known, so that the
     /// commonest value types compare with their own `==`, a few instructions, rather than
     /// through the shared closure and the `Equatable` witness (about 30).
     @inlinable @inline(__always)
     func callAsFunction(_ lhs: Value, _ rhs: Value) -> Bool {
+      if isNodesOwn { return same(lhs, rhs) }
       if Value.self == Int.self { return unsafeBitCast(lhs, to: Int.self) == unsafeBitCast(rhs, to: Int.self) }
       if Value.self == Bool.self { return unsafeBitCast(lhs, to: Bool.self) == unsafeBitCast(rhs, to: Bool.self) }
       if Value.self == Double.self {

@@ -51,6 +51,27 @@ public final class Stored<Value> {
     self.init(name: name, wrappedValue: wrappedValue, persistence: nil, file: file, line: line)
   }
 
+  /// Creates a stored node that decides itself which writes are changes: `shouldNotify`
+  /// gets the value held and the value written, and answers whether dependents and
+  /// observers hear of it. Either way the node takes the value written.
+  ///
+  /// ```swift
+  /// let temperature = Stored(wrappedValue: 20.0) { old, new in abs(new - old) >= 0.5 }
+  /// temperature.wrappedValue = 20.2  // kept, but nobody recomputes or is told
+  /// ```
+  ///
+  /// It runs with the node's value lock held, at every write (and at a transaction's
+  /// commit): it must only compare the two values.
+  public convenience init(
+    name: String? = nil, wrappedValue: Value, file: StaticString = #fileID, line: UInt = #line,
+    shouldNotify: @escaping @Sendable (_ oldValue: Value, _ newValue: Value) -> Bool
+  ) {
+    self.init(
+      name: name, wrappedValue: wrappedValue, persistence: nil,
+      equality: Equality.Comparator(same: { !shouldNotify($0, $1) }, isNodesOwn: true),
+      file: file, line: line)
+  }
+
   /// A node whose writes a rollback undoes even when it was made inside the batch or
   /// transaction (Batch/MadeInside.swift): for a store whose own bookkeeping, such as
   /// which of its nodes holds what, the rollback restores.
@@ -65,10 +86,11 @@ public final class Stored<Value> {
 
   init(
     name: String?, wrappedValue: Value, persistence: StoredPersistence<Value>?,
-    keptWhenMadeInside: Bool = true, file: StaticString, line: UInt
+    equality: Equality.Comparator<Value>? = nil, keptWhenMadeInside: Bool = true,
+    file: StaticString, line: UInt
   ) {
     self.value = wrappedValue
-    self.equality = Equality.comparator(for: Value.self)
+    self.equality = equality ?? Equality.comparator(for: Value.self)
     if let persistence {
       let side = StoredSideRecord<Value>()
       side.persistence = persistence
