@@ -142,6 +142,34 @@ struct StoredComputedTests {
     #expect(reads.value == 2)
   }
 
+  /// A node's own comparison is user code: it runs with no value lock held, so it may read
+  /// nodes, the node itself included; at a transaction's commit it runs before anything is
+  /// locked and sees the whole pending commit.
+  @Test func shouldNotifyMayReadNodes() {
+    final class Box: @unchecked Sendable { var node: Stored<Int>? }
+    let other = Stored(wrappedValue: 0)
+    let box = Box()
+    let seen = Locked<[Int]>([])
+    let node = Stored(wrappedValue: 0) { old, new in
+      seen.withLock { $0.append(other.wrappedValue * 100 + (box.node?.wrappedValue ?? -1)) }
+      return old != new
+    }
+    box.node = node
+    let finished = startThread {
+      node.wrappedValue = 1
+      withGraphTransaction {
+        node.wrappedValue = 2
+        other.wrappedValue = 3
+      }
+    }
+    guard finished.wait(seconds: 10) else {
+      Issue.record("a comparison that reads nodes blocked its write")
+      return  // touch nothing: the blocked thread holds the nodes' locks
+    }
+    #expect(node.wrappedValue == 2)
+    #expect(seen.withLock { $0 } == [0, 302])  // the pending commit: other 3, node 2
+  }
+
   @Test func classValuesCompareByIdentity() {
     final class Box: Sendable {}  // read by computations on any thread
     let runs = Counter()

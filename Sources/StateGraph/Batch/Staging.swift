@@ -53,6 +53,8 @@ class StagedWrite {
   func lockNode() { fatalError("abstract") }
   func unlockNode() { fatalError("abstract") }
   func record(in transaction: Transaction) { fatalError("abstract") }
+  /// A node's own comparison (`shouldNotify`), run before the commit takes any lock.
+  func decideOwnComparison() {}
 }
 
 @usableFromInline
@@ -69,6 +71,10 @@ final class StagedValue<Value>: StagedWrite {
   /// The node's commit, specialised, handed to the batch log (see `Transaction.record`):
   /// taken under the node's lock when the write is applied.
   @usableFromInline @exclusivity(unchecked) var commitHook: Unmanaged<CommitHook>?
+  /// For a node with its own comparison: whether the staged value is the same as the
+  /// committed one, decided before the commit locks anything (the comparison is user
+  /// code, which may read other nodes of the commit).
+  @usableFromInline @exclusivity(unchecked) var ownSame: Bool?
 
   @inlinable
   init(node: Stored<Value>, value: Value) {
@@ -83,7 +89,8 @@ final class StagedValue<Value>: StagedWrite {
     guard !isPersisted else { return }
     // Unowned: the closure lives in this object and runs only while the commit holds it.
     applyHoldingLock = { [unowned(unsafe) self] transaction in
-      guard self.node.applyStagedHoldingLock(&self.value, in: transaction) else { return false }
+      guard self.node.applyStagedHoldingLock(&self.value, ownSame: self.ownSame, in: transaction)
+      else { return false }
       self.commitHook = self.node.madeCommitHook()
       return true
     }
@@ -100,6 +107,11 @@ final class StagedValue<Value>: StagedWrite {
     }
     commitHook = node.madeCommitHook()
     return true
+  }
+
+  override func decideOwnComparison() {
+    guard node.equality.isNodesOwn else { return }
+    ownSame = node.equality.same(node.lock.withLock { node.value }, value)
   }
 
   override func finishAfterUnlocking() { persistence!.finishCommit(saved!) }

@@ -80,6 +80,9 @@ extension Staging {
     let result: Result
     do {
       result = try body()
+      // Before anything is locked, and still seeing the whole pending commit: nodes' own
+      // comparisons, which are user code.
+      if parent == nil { for write in level.writes { write.decideOwnComparison() } }
     } catch {
       level.discard()
       state.staging = parent

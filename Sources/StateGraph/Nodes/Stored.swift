@@ -60,8 +60,9 @@ public final class Stored<Value> {
   /// temperature.wrappedValue = 20.2  // kept, but nobody recomputes or is told
   /// ```
   ///
-  /// It runs with the node's value lock held, at every write (and at a transaction's
-  /// commit): it must only compare the two values.
+  /// It runs at every write with no lock of the node held (a write racing with it may
+  /// land first), and at a transaction's commit before anything is locked, seeing the
+  /// whole pending commit: it may read nodes.
   public convenience init(
     name: String? = nil, wrappedValue: Value, file: StaticString = #fileID, line: UInt = #line,
     shouldNotify: @escaping @Sendable (_ oldValue: Value, _ newValue: Value) -> Bool
@@ -249,8 +250,18 @@ public final class Stored<Value> {
     // A batch's write is announced at its end; one outside its undo is a plain write.
     var batch = joinsBatch ? Transaction.currentUnretained : nil
     if batch != nil, isMadeInsideUndo { batch = nil }
+    // A node's own comparison is user code (it may read other nodes): it runs with the
+    // lock let go, against the value held then.
+    var ownSame: Bool?
+    if equality.isNodesOwn {
+      let held = value
+      lock.unlock()
+      ownSame = equality.same(held, newValue)
+      lock.lock()
+    }
+    func same() -> Bool { ownSame ?? isSame(value, newValue) }
     var announced: NodeObservation?
-    if let observation = side?.observation, !isSame(value, newValue), batch == nil {
+    if let observation = side?.observation, !same(), batch == nil {
       lock.unlock()
       observation.willSet()
       announced = observation
@@ -261,7 +272,7 @@ public final class Stored<Value> {
       announced?.didSet()  // an announced write that lost a race still ends
       return
     }
-    if isSame(value, newValue) {
+    if same() {
       // Not a change: nobody is told and nothing is logged, but the node takes the value,
       // as a plain property would (for a type whose `==` looks at part of it, the newest).
       // Released after unlock: a deinit may run user code.
@@ -320,8 +331,10 @@ public final class Stored<Value> {
   /// `transaction` must record the node; `staged` is left holding the replaced value,
   /// released by the caller once no lock is held (a deinit may run user code).
   @inlinable
-  func applyStagedHoldingLock(_ staged: inout Value, in transaction: Transaction) -> Bool {
-    if isSame(value, staged) {  // kept without notifying, as a plain write (`replaceHoldingLock`)
+  func applyStagedHoldingLock(
+    _ staged: inout Value, ownSame: Bool?, in transaction: Transaction
+  ) -> Bool {
+    if ownSame ?? isSame(value, staged) {  // kept without notifying, as a plain write (`replaceHoldingLock`)
       let kept = value
       storeValue(staged)
       staged = kept
