@@ -181,26 +181,53 @@ static void *resume_the_marker(void *arg) {
   return NULL;
 }
 
-static void marking_begin(bool cancel_the_taker, void *(*taker)(void *), void *world) {
-  marking = (struct marking){.marker = pthread_self(), .cancel_the_taker = cancel_the_taker};
-  sem_init(&marking.marking, 0, 0);
-  sem_init(&marking.taker_waits, 0, 0);
-  sem_init(&marking.resume, 0, 0);
-  marking.taker = spawn_thread(taker, world, 0);
-}
-
-static void marking_end(void) {
-  sem_destroy(&marking.marking);
-  sem_destroy(&marking.taker_waits);
-  sem_destroy(&marking.resume);
-}
-
 typedef struct marking_world {
   sg_graph *g;
   cell s, a, b, t;
   bool biased_before_write;
   int read_by_taker;
 } marking_world;
+
+/* A graph of s and t with a = 2s read once, biased eagerly, and `taker`
+ * started: it waits until the marker stops inside the lock. */
+static void marking_begin(marking_world *w, bool cancel_the_taker, void *(*taker)(void *)) {
+  sg__set_bias_mode(SG_BIAS_EAGER);
+  w->g = sg_graph_new();
+  marking = (struct marking){.marker = pthread_self(), .cancel_the_taker = cancel_the_taker};
+  sem_init(&marking.marking, 0, 0);
+  sem_init(&marking.taker_waits, 0, 0);
+  sem_init(&marking.resume, 0, 0);
+  marking.taker = spawn_thread(taker, w, 0);
+  STORED(&w->s, w->g, "s", 1);
+  STORED(&w->t, w->g, "t", 0);
+  COMPUTED(&w->a, w->g, "a", formula_double, &w->s);
+  CHECK_EQ(READ(&w->a), 2);
+}
+
+/* Writes s = 3, marking under the biased lock, paused at its first mark
+ * until the taker waits for it; answers what the taker's thread returned. */
+static void *marking_write(marking_world *w) {
+  REQUIRE(sg__set_scheduling_hook(hook_pause_marking));
+  pthread_t resumer = spawn_thread(resume_the_marker, NULL, 0);
+  SET(&w->s, 3);
+  pthread_join(resumer, NULL);
+  void *result = NULL;
+  pthread_join(marking.taker, &result);
+  sg__set_scheduling_hook(NULL);
+  CHECK(marking.announced);
+  return result;
+}
+
+static void marking_end(marking_world *w) {
+  DESTROY(&w->a);
+  DESTROY(&w->s);
+  DESTROY(&w->t);
+  GRAPH_FREE(w->g);
+  sem_destroy(&marking.marking);
+  sem_destroy(&marking.taker_waits);
+  sem_destroy(&marking.resume);
+  sg__set_bias_mode(SG_BIAS_USUAL);
+}
 
 static void *write_t_after_the_mark_began(void *arg) {
   marking_world *w = arg;
@@ -211,36 +238,20 @@ static void *write_t_after_the_mark_began(void *arg) {
 }
 
 TEST(threads_bias_taken_back_while_its_thread_marks) {
-  sg__set_bias_mode(SG_BIAS_EAGER);
-  marking_world w = {.g = sg_graph_new()};
-  marking_begin(false, write_t_after_the_mark_began, &w);
-  STORED(&w.s, w.g, "s", 1);
-  STORED(&w.t, w.g, "t", 0);
-  COMPUTED(&w.a, w.g, "a", formula_double, &w.s);
+  marking_world w = {0};
+  marking_begin(&w, false, write_t_after_the_mark_began);
   COMPUTED(&w.b, w.g, "b", formula_plus1, &w.s);
-  CHECK_EQ(READ(&w.a), 2);
   CHECK_EQ(READ(&w.b), 2);
   w.biased_before_write = biased_to_this_thread(w.g);
-  REQUIRE(sg__set_scheduling_hook(hook_pause_marking));
-  pthread_t resumer = spawn_thread(resume_the_marker, NULL, 0);
-  SET(&w.s, 3); /* marks a and b under the biased lock, the taker waiting meanwhile */
-  pthread_join(resumer, NULL);
-  pthread_join(marking.taker, NULL);
-  sg__set_scheduling_hook(NULL);
+  marking_write(&w); /* marks a and b under the biased lock, the taker waiting meanwhile */
   CHECK(w.biased_before_write);
   CHECK(marking.paused);
-  CHECK(marking.announced);
   CHECK_EQ(w.read_by_taker, 6); /* the whole write, never half of it */
   CHECK_EQ(READ(&w.b), 4);
   CHECK_EQ(w.a.runs, 2);
   CHECK_EQ(w.b.runs, 2);
-  DESTROY(&w.a);
   DESTROY(&w.b);
-  DESTROY(&w.s);
-  DESTROY(&w.t);
-  GRAPH_FREE(w.g);
-  marking_end();
-  sg__set_bias_mode(SG_BIAS_USUAL);
+  marking_end(&w);
 }
 
 /* ------------------------- taken back before its thread said held */
@@ -400,33 +411,16 @@ static void *write_t_once_more(void *arg) {
 }
 
 TEST(threads_bias_taker_cancelled_while_it_waits_lets_go_of_the_lock) {
-  sg__set_bias_mode(SG_BIAS_EAGER);
-  marking_world w = {.g = sg_graph_new()};
-  marking_begin(true, write_t_then_exit_cancelled, &w);
-  STORED(&w.s, w.g, "s", 1);
-  STORED(&w.t, w.g, "t", 0);
-  COMPUTED(&w.a, w.g, "a", formula_double, &w.s);
-  CHECK_EQ(READ(&w.a), 2);
-  REQUIRE(sg__set_scheduling_hook(hook_pause_marking));
-  pthread_t resumer = spawn_thread(resume_the_marker, NULL, 0);
-  SET(&w.s, 3); /* marks under the biased lock; the taker waits, and is cancelled */
-  pthread_join(resumer, NULL);
-  void *result = NULL;
-  pthread_join(marking.taker, &result);
-  sg__set_scheduling_hook(NULL);
-  CHECK(marking.announced);
-  CHECK(result == PTHREAD_CANCELED); /* at its next cancellation point, after its write */
+  marking_world w = {0};
+  marking_begin(&w, true, write_t_then_exit_cancelled);
+  /* the taker waits, and is cancelled at its next cancellation point, after its write */
+  CHECK(marking_write(&w) == PTHREAD_CANCELED);
   CHECK_EQ(w.t.value, 1);
   pthread_t writer = spawn_thread(write_t_once_more, &w, 0);
   pthread_join(writer, NULL); /* the lock is free: the write goes through */
   CHECK_EQ(w.t.value, 2);
   CHECK_EQ(READ(&w.a), 6);
-  DESTROY(&w.a);
-  DESTROY(&w.s);
-  DESTROY(&w.t);
-  GRAPH_FREE(w.g);
-  marking_end();
-  sg__set_bias_mode(SG_BIAS_USUAL);
+  marking_end(&w);
 }
 
 /* --------------------------------------------- of a thread that exited */

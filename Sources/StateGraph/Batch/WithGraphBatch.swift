@@ -17,9 +17,10 @@ import StateGraphCore
 /// Batches nest: an inner batch that throws undoes only its own writes. A rollback undoes
 /// only the batch's own writes: a node another thread wrote after the batch keeps that
 /// value. A plain node made inside the batch keeps the values written to it, whatever
-/// rolls back: only nodes that existed when the batch began are restored. Backed nodes save
-/// each write at once, and a rollback saves the previous value back. For writes that no other thread may see before they are all made, use
-/// ``withGraphTransaction(_:)``; inside one, a batch is staged like a nested transaction.
+/// rolls back: only nodes that existed when the batch began are restored. Backed nodes
+/// save each write at once, and a rollback saves the previous value back. For writes that
+/// no other thread may see before they are all made, use ``withGraphTransaction(_:)``;
+/// inside one, a batch is staged like a nested transaction.
 ///
 /// Thread safety: a batch belongs to the thread that runs it; other threads'
 /// writes are not held back by it.
